@@ -1,0 +1,1 @@
+"""Zenoh transport: session, subscriptions, publishers, presence and catalogs."""

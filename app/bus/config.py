@@ -1,0 +1,59 @@
+"""Builds the zenoh configuration from the command line / connection dialog choices."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import zenoh
+
+DEFAULT_ENDPOINT = "tcp/127.0.0.1:7447"
+LEASE_MS = 3000  # a silently vanished robot is reported offline within this
+CONNECT_TIMEOUT_MS = 3000
+
+
+@dataclass
+class BusConfig:
+    mode: str = "peer"
+    connect: list[str] = field(default_factory=list)
+    listen: list[str] = field(default_factory=list)
+    config_file: str | None = None
+    # Multicast scouting is off unless a config file turns it on: explicit endpoints only.
+    scouting: bool = False
+    # Fail at open when no connect endpoint answers (the CLI), instead of retrying forever.
+    must_connect: bool = False
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> BusConfig:
+        config = cls(**overrides)  # type: ignore[arg-type]
+        if config.config_file is None and os.environ.get("ZENOH_CONFIG"):
+            config.config_file = os.environ["ZENOH_CONFIG"]
+        return config
+
+    def to_zenoh(self) -> zenoh.Config:
+        if self.config_file:
+            path = Path(self.config_file)
+            if not path.is_file():
+                raise FileNotFoundError(f"zenoh config file not found: {path}")
+            conf = zenoh.Config.from_file(str(path))
+        else:
+            conf = zenoh.Config()
+            conf.insert_json5("scouting/multicast/enabled", json.dumps(self.scouting))
+            conf.insert_json5("scouting/gossip/enabled", json.dumps(self.scouting))
+            conf.insert_json5("transport/link/tx/lease", str(LEASE_MS))
+            conf.insert_json5(
+                "timestamping/enabled", '{"router": true, "peer": true, "client": true}'
+            )
+        conf.insert_json5("mode", json.dumps(self.mode))
+        if self.connect:
+            conf.insert_json5("connect/endpoints", json.dumps(self.connect))
+            if self.must_connect:
+                conf.insert_json5(f"connect/timeout_ms/{self.mode}", str(CONNECT_TIMEOUT_MS))
+                conf.insert_json5(f"connect/exit_on_failure/{self.mode}", "true")
+        if self.listen:
+            conf.insert_json5("listen/endpoints", json.dumps(self.listen))
+        elif not self.config_file:
+            conf.insert_json5("listen/endpoints", "[]")
+        return conf

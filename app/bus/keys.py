@@ -1,0 +1,62 @@
+"""Key expressions of the wire contract (PROTOCOL.md, section Keys)."""
+
+from __future__ import annotations
+
+import re
+
+DEFAULT_ROOT = "fleet"
+ROBOT_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+
+# Fleet envelope union member -> key segment. Upsert/delete asset streams are plural.
+UPLINK_SEGMENTS = {
+    "status": "status",
+    "motion": "motion",
+    "battery": "battery",
+    "fault": "fault",
+    "mission": "mission",
+    "object": "objects",
+    "reportedShape": "reported_shapes",
+    "capabilities": "capabilities",
+    "message": "message",
+}
+COMMAND_SEGMENTS = {
+    "teleop": "teleop",
+    "goTo": "go_to",
+    "estop": "estop",
+    "mission": "mission",
+    "feature": "features",
+    "spatialDirective": "spatial_directives",
+    "object": "objects",
+    "setting": "setting",
+    "service": "service",
+}
+
+
+def check_robot_id(robot_id: str) -> str:
+    if not ROBOT_ID.match(robot_id):
+        raise ValueError(f"robot id {robot_id!r} is not one key chunk [A-Za-z0-9_-]+")
+    return robot_id
+
+
+def robot_key(robot_id: str, root: str = DEFAULT_ROOT) -> str:
+    return f"{root}/{check_robot_id(robot_id)}"
+
+
+def catalog_key(robot_id: str, root: str = DEFAULT_ROOT) -> str:
+    return f"{robot_key(robot_id, root)}/catalog"
+
+
+def uplink_key(robot_id: str, member: str, root: str = DEFAULT_ROOT) -> str:
+    return f"{robot_key(robot_id, root)}/uplink/{UPLINK_SEGMENTS[member]}"
+
+
+def command_key(robot_id: str, member: str, root: str = DEFAULT_ROOT) -> str:
+    return f"{robot_key(robot_id, root)}/command/{COMMAND_SEGMENTS[member]}"
+
+
+def robot_of(key: str, root: str = DEFAULT_ROOT) -> str | None:
+    """The robot id a key belongs to, or None if it is not under ``root/<id>``."""
+    parts = key.split("/")
+    if len(parts) >= 2 and parts[0] == root and ROBOT_ID.match(parts[1]):
+        return parts[1]
+    return None

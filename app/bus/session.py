@@ -1,0 +1,79 @@
+"""The zenoh session wrapper: opens, keeps every declared handle, closes cleanly."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import zenoh
+
+from app.bus.config import BusConfig
+
+
+class BusError(Exception):
+    """The session could not be opened or used; the message is one readable line."""
+
+
+class BusSession:
+    def __init__(self, config: BusConfig | None = None) -> None:
+        self.config = config or BusConfig()
+        try:
+            self.zenoh = zenoh.open(self.config.to_zenoh())
+        except zenoh.ZError as exc:
+            where = ", ".join(self.config.connect) or self.config.config_file or "loopback"
+            raise BusError(f"cannot open zenoh session ({where}): {exc}") from None
+        self._handles: list[Any] = []
+        self._lock = threading.Lock()
+
+    def keep(self, handle: Any) -> Any:
+        """Remembers a declared handle so close() undeclares it."""
+        with self._lock:
+            self._handles.append(handle)
+        return handle
+
+    def release(self, handle: Any) -> None:
+        with self._lock:
+            if handle in self._handles:
+                self._handles.remove(handle)
+        _undeclare(handle)
+
+    def declare_subscriber(self, key_expr: str, callback: Callable[[Any], None]) -> Any:
+        return self.keep(self.zenoh.declare_subscriber(key_expr, callback))
+
+    def declare_queryable(self, key_expr: str, callback: Callable[[Any], None]) -> Any:
+        return self.keep(self.zenoh.declare_queryable(key_expr, callback))
+
+    def declare_token(self, key_expr: str) -> Any:
+        return self.keep(self.zenoh.liveliness().declare_token(key_expr))
+
+    def declare_liveliness_subscriber(
+        self, key_expr: str, callback: Callable[[Any], None]
+    ) -> Any:
+        return self.keep(
+            self.zenoh.liveliness().declare_subscriber(key_expr, callback, history=True)
+        )
+
+    @property
+    def closed(self) -> bool:
+        return self.zenoh.is_closed()
+
+    def close(self) -> None:
+        with self._lock:
+            handles, self._handles = self._handles, []
+        for handle in reversed(handles):
+            _undeclare(handle)
+        if not self.zenoh.is_closed():
+            self.zenoh.close()
+
+    def __enter__(self) -> BusSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _undeclare(handle: Any) -> None:
+    with contextlib.suppress(zenoh.ZError):  # already undeclared, or its session is gone
+        handle.undeclare()

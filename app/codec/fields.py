@@ -1,0 +1,134 @@
+"""Generic, schema-driven access to any field of a decoded message.
+
+Used by ``echo``, the inspector and plots: plain Python values (dicts, lists, numbers,
+strings), enums by name — or by number when the schema does not know the value (a newer
+robot) — and ``Data`` summarised instead of dumped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import capnp
+
+from app.codec.errors import FieldPathError
+
+_DynamicEnum = capnp.lib.capnp._DynamicEnum
+_DynamicStructReader = capnp.lib.capnp._DynamicStructReader
+_DynamicListReader = capnp.lib.capnp._DynamicListReader
+_PATH_PART = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class DataSummary:
+    """A ``Data`` field shown by size and first bytes."""
+
+    size: int
+    head: bytes
+
+    def __str__(self) -> str:
+        more = "…" if self.size > len(self.head) else ""
+        return f"<{self.size} bytes {self.head.hex(' ')}{more}>"
+
+
+@dataclass(frozen=True)
+class ListSummary:
+    """A long list shown by its length and first items."""
+
+    length: int
+    first: list[Any]
+
+
+def enum_value(value: Any) -> str | int:
+    """The enumerant's name, or its number when this schema does not know it."""
+    try:
+        return value._as_str()
+    except (RuntimeError, capnp.KjException):
+        return value.raw
+
+
+def plain(value: Any, max_list: int | None = None, data_head: int = 16) -> Any:
+    """Converts a capnp reader value to plain Python, recursively."""
+    if isinstance(value, _DynamicStructReader):
+        return {name: plain(v, max_list, data_head) for name, v in struct_items(value)}
+    if isinstance(value, _DynamicListReader):
+        count = len(value)
+        if max_list is not None and count > max_list:
+            first = [plain(value[i], max_list, data_head) for i in range(max_list)]
+            return ListSummary(count, first)
+        return [plain(v, max_list, data_head) for v in value]
+    if isinstance(value, _DynamicEnum):
+        return enum_value(value)
+    if isinstance(value, bytes):
+        return DataSummary(len(value), value[:data_head])
+    return value
+
+
+def struct_items(reader: Any) -> list[tuple[str, Any]]:
+    """(name, value) of each field that is present: all plain fields, the active union member."""
+    schema = reader.schema
+    union_fields = schema.union_fields
+    active = reader._which_str() if union_fields else None
+    return [
+        (name, getattr(reader, name))
+        for name in schema.fieldnames
+        if name not in union_fields or name == active
+    ]
+
+
+def get_path(reader: Any, path: str) -> Any:
+    """The value at ``a.b[2].c``; enums by name. Raises FieldPathError for a bad path,
+    and returns None for a union member that is not the active one."""
+    value = reader
+    for name, index in _parse_path(path):
+        if name:
+            if not isinstance(value, _DynamicStructReader) or name not in value.schema.fieldnames:
+                raise FieldPathError(f"{path}: no field {name!r}")
+            union_fields = value.schema.union_fields
+            if name in union_fields and value._which_str() != name:
+                return None
+            value = getattr(value, name)
+        else:
+            if not isinstance(value, _DynamicListReader):
+                raise FieldPathError(f"{path}: [{index}] on something that is not a list")
+            if int(index) >= len(value):
+                raise FieldPathError(f"{path}: index {index} past the end ({len(value)})")
+            value = value[int(index)]
+    if isinstance(value, _DynamicEnum):
+        return enum_value(value)
+    return value
+
+
+def _parse_path(path: str) -> list[tuple[str, str]]:
+    parts = []
+    for chunk in path.split("."):
+        matches = list(_PATH_PART.finditer(chunk))
+        if not chunk or "".join(m.group(0) for m in matches) != chunk:
+            raise FieldPathError(f"not a field path: {path!r}")
+        parts += [(m.group(1) or "", m.group(2) or "") for m in matches]
+    return parts
+
+
+NUMERIC = frozenset(
+    {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+     "float32", "float64"}
+)
+
+
+def numeric_paths(schema: Any, prefix: str = "", depth: int = 6) -> list[str]:
+    """Paths of the numeric fields reachable without indexing lists (for plot pickers)."""
+    paths: list[str] = []
+    for f in schema.fields_list:
+        name = prefix + f.proto.name
+        if f.proto.which() == "group":
+            if depth > 0:
+                paths += numeric_paths(f.schema, name + ".", depth - 1)
+            continue
+        kind = f.proto.slot.type.which()
+        if kind in NUMERIC:
+            paths.append(name)
+        elif kind == "struct" and depth > 0:
+            paths += numeric_paths(f.schema, name + ".", depth - 1)
+    return paths

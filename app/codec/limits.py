@@ -1,0 +1,79 @@
+"""Decode limits per wire type: how large, how deep and how much reading a type may cost.
+
+Small command types get tight limits so a hostile or broken sample costs almost nothing;
+bulk sensor types (images, clouds, scans) get room for 1M+ points; everything else gets a
+default that fits any telemetry a robot reasonably sends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KIB = 1024
+MIB = 1024 * KIB
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int
+    nesting: int
+
+    @property
+    def traversal_words(self) -> int:
+        # Reading a field twice counts twice: allow a few passes over the whole message.
+        return 4 * (self.max_bytes // 8) + 1024
+
+
+DEFAULT = Limits(max_bytes=4 * MIB, nesting=16)
+SMALL = Limits(max_bytes=64 * KIB, nesting=8)
+BULK = Limits(max_bytes=256 * MIB, nesting=16)
+# Attachments (isaac transport.Buffers) carry the pixel and point data itself.
+ATTACHMENT = Limits(max_bytes=512 * MIB, nesting=4)
+
+FAMILY_DEFAULTS = {
+    # Shapes and routes nest lists of lists inside unions inside ops.
+    "fleet": Limits(max_bytes=4 * MIB, nesting=24),
+}
+
+PER_TYPE: dict[str, Limits] = {
+    **dict.fromkeys(
+        [
+            "fleet.Command",
+            "fleet.VelTwist",
+            "isaac.JoystickStateProto",
+            "isaac.Goal2Proto",
+            "autoware.traffic_simulator_msgs.VehicleCommand",
+            "autoware.autoware_auto_control_msgs.AckermannControlCommand",
+            "autoware.autoware_auto_vehicle_msgs.GearCommand",
+            "transport.Catalog",
+        ],
+        SMALL,
+    ),
+    **dict.fromkeys(
+        [
+            "isaac.ImageProto",
+            "isaac.TensorProto",
+            "isaac.PointCloudProto",
+            "isaac.FlatscanProto",
+            "isaac.RangeScanProto",
+            "isaac.HeatmapProto",
+            "foxglove.PointCloud",
+            "foxglove.CompressedImage",
+            "foxglove.CompressedVideo",
+            "foxglove.RawImage",
+            "foxglove.Grid",
+            "foxglove.LaserScan",
+            "bow.ImageSamples",
+            "bow.AudioSamples",
+            "bow.ExteroceptionSample",
+            "bow.Recording",
+        ],
+        BULK,
+    ),
+}
+
+
+def limits_for(type_name: str) -> Limits:
+    if type_name in PER_TYPE:
+        return PER_TYPE[type_name]
+    return FAMILY_DEFAULTS.get(type_name.split(".", 1)[0], DEFAULT)

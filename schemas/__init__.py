@@ -1,0 +1,1 @@
+"""The wire schemas: one .capnp per family (autoware: one per package) plus transport."""

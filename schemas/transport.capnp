@@ -1,0 +1,23 @@
+@0xef210ec9397adb1e;
+# Transport-level structs shared by every family (see PROTOCOL.md).
+
+# Isaac buffers, carried in the zenoh attachment; dataBufferIndex indexes `buffers`.
+struct Buffers {
+  buffers @0 :List(Data);
+}
+
+# Reply of the queryable fleet/<robotId>/catalog.
+struct Catalog {
+  robotId @0 :Text;
+  name @1 :Text;
+  model @2 :Text;
+  families @3 :List(Text);
+  topics @4 :List(TopicInfo);
+  commands @5 :List(TopicInfo);
+}
+
+struct TopicInfo {
+  key @0 :Text;
+  type @1 :Text;    # family.Struct, as in the encoding string
+  rateHz @2 :Float32;  # 0 = on change
+}
