@@ -50,8 +50,8 @@ class BusConfig:
         if self.connect:
             conf.insert_json5("connect/endpoints", json.dumps(self.connect))
             if self.must_connect:
-                conf.insert_json5(f"connect/timeout_ms/{self.mode}", str(CONNECT_TIMEOUT_MS))
-                conf.insert_json5(f"connect/exit_on_failure/{self.mode}", "true")
+                conf.insert_json5("connect/timeout_ms", str(CONNECT_TIMEOUT_MS))
+                conf.insert_json5("connect/exit_on_failure", "true")
         if self.listen:
             conf.insert_json5("listen/endpoints", json.dumps(self.listen))
         elif not self.config_file:

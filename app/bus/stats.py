@@ -1,0 +1,74 @@
+"""Per-topic traffic statistics: rate, bandwidth, age, decode errors and drops."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+RATE_WINDOW_S = 2.0
+
+
+@dataclass
+class TopicStats:
+    key: str
+    encoding: str = ""
+    count: int = 0
+    bytes: int = 0
+    drops: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    last_error: str = ""
+    last_arrival: float = 0.0
+    _window: deque[tuple[float, int]] = field(default_factory=deque, repr=False)
+
+    def record(self, arrival: float, size: int, encoding: str) -> None:
+        self.count += 1
+        self.bytes += size
+        self.last_arrival = arrival
+        self.encoding = encoding
+        self._window.append((arrival, size))
+        self._trim(arrival)
+
+    def snapshot(self) -> TopicStats:
+        """A copy safe to read while the subscriber thread keeps counting."""
+        return TopicStats(
+            self.key, self.encoding, self.count, self.bytes, self.drops,
+            Counter(self.errors), self.last_error, self.last_arrival, deque(self._window),
+        )
+
+    def record_error(self, kind: str, message: str) -> None:
+        self.errors[kind] += 1
+        self.last_error = message
+
+    def _trim(self, now: float) -> None:
+        while self._window and self._window[0][0] < now - RATE_WINDOW_S:
+            self._window.popleft()
+
+    def rate_hz(self, now: float | None = None) -> float:
+        now = time.monotonic() if now is None else now
+        self._trim(now)
+        if len(self._window) < 2:
+            return 0.0
+        span = max(now - self._window[0][0], self._window[-1][0] - self._window[0][0])
+        return (len(self._window) - 1) / span if span > 0 else 0.0
+
+    def bandwidth_bps(self, now: float | None = None) -> float:
+        now = time.monotonic() if now is None else now
+        rate = self.rate_hz(now)
+        if not self._window:
+            return 0.0
+        return rate * sum(size for _, size in self._window) / len(self._window)
+
+    def age_s(self, now: float | None = None) -> float | None:
+        if not self.count:
+            return None
+        return (time.monotonic() if now is None else now) - self.last_arrival
+
+    @property
+    def error_count(self) -> int:
+        return sum(self.errors.values())
+
+    @property
+    def type_name(self) -> str:
+        prefix = "application/capnp;"
+        return self.encoding[len(prefix) :] if self.encoding.startswith(prefix) else self.encoding

@@ -1,0 +1,1 @@
+"""The simulated fleet: real zenoh participants that follow the wire contract."""

@@ -1,0 +1,71 @@
+"""Runs simulated robots: one zenoh router that others connect to, one client session
+per robot, so each robot is a real, separately-vanishing participant."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from app.bus.config import DEFAULT_ENDPOINT, BusConfig
+from app.bus.session import BusSession
+from app.sim.robot import SimRobot
+
+log = logging.getLogger(__name__)
+
+
+def robot_factories(points: int) -> dict[str, Callable[[], SimRobot]]:
+    from app.sim.car import SimCar
+    from app.sim.humanoid import SimHumanoid
+    from app.sim.rover import SimRover
+
+    return {
+        "rover": lambda: SimRover("rover-1", points=points),
+        "humanoid": lambda: SimHumanoid("humanoid-1"),
+        "car": lambda: SimCar("car-1"),
+    }
+
+
+ROBOT_KINDS = ("rover", "humanoid", "car")
+
+
+class SimFleet:
+    def __init__(
+        self,
+        kinds: list[str],
+        listen: list[str] | None = None,
+        connect: list[str] | None = None,
+        points: int = 200_000,
+    ) -> None:
+        unknown = [k for k in kinds if k not in ROBOT_KINDS]
+        if unknown:
+            raise ValueError(f"unknown robot kind(s): {', '.join(unknown)}; "
+                             f"choose from {', '.join(ROBOT_KINDS)}")
+        factories = robot_factories(points)
+        self.robots = [factories[kind]() for kind in kinds]
+        self.listen = listen if listen is not None else [DEFAULT_ENDPOINT]
+        self.connect = connect or []
+        self.hub: BusSession | None = None
+        self._stopped = threading.Event()
+
+    def start(self) -> None:
+        self.hub = BusSession(BusConfig(mode="router", listen=self.listen, connect=self.connect))
+        robot_config = BusConfig(mode="client", connect=self.listen or self.connect)
+        for robot in self.robots:
+            robot.start(robot_config)
+            log.info("started %s (%s)", robot.robot_id, robot.model)
+
+    def stop(self) -> None:
+        for robot in self.robots:
+            robot.stop()
+        if self.hub is not None:
+            self.hub.close()
+            self.hub = None
+        self._stopped.set()
+
+    def __enter__(self) -> SimFleet:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,160 @@
+"""What every simulated robot shares: its own zenoh session, liveliness token, catalog,
+rate-scheduled publishers and a command inbox drained on the robot's own thread."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.bus import catalog as catalog_mod
+from app.bus.config import BusConfig
+from app.bus.keys import DEFAULT_ROOT, robot_key
+from app.bus.presence import announce
+from app.bus.publisher import Publisher, Traffic
+from app.bus.session import BusSession
+from app.bus.subscription import Subscription
+from app.codec.decode import DecodedMessage
+from app.codec.errors import DecodeError
+from app.codec.registry import registry
+
+log = logging.getLogger(__name__)
+
+TICK_HZ = 100.0
+TELEOP_TIMEOUT_S = 0.5  # a robot stops by itself without teleop commands (PROTOCOL.md)
+
+
+@dataclass
+class Topic:
+    """One telemetry stream: its catalog entry, publisher and a producer called at rate_hz."""
+
+    key: str
+    type_name: str
+    rate_hz: float
+    produce: Callable[[float], tuple[Any, bytes | None] | Any | None]
+    publisher: Publisher | None = None
+    next_due: float = 0.0
+
+
+@dataclass
+class CommandInput:
+    key: str
+    type_name: str
+    handle: Callable[[DecodedMessage], None]
+    subscription: Subscription | None = None
+
+
+class SimRobot:
+    """Subclasses add topics and commands in ``setup()`` and move in ``step(dt)``."""
+
+    model = "sim"
+    families: tuple[str, ...] = ()
+
+    def __init__(self, robot_id: str, name: str, root: str = DEFAULT_ROOT) -> None:
+        self.robot_id = robot_id
+        self.name = name
+        self.root = root
+        self.topics: list[Topic] = []
+        self.commands: list[CommandInput] = []
+        self.rejected_commands = 0
+        self.bus: BusSession | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    # -- declared by subclasses -------------------------------------------------
+    def setup(self) -> None:
+        """Adds topics and command inputs (called before the session opens)."""
+
+    def step(self, now: float, dt: float) -> None:
+        """Advances the robot's physics by dt seconds."""
+
+    # -- helpers for subclasses ---------------------------------------------------
+    def key(self, suffix: str) -> str:
+        return f"{robot_key(self.robot_id, self.root)}/{suffix}"
+
+    def add_topic(
+        self, suffix: str, type_name: str, rate_hz: float, produce: Callable[[float], Any]
+    ) -> None:
+        self.topics.append(Topic(self.key(suffix), type_name, rate_hz, produce))
+
+    def add_command(
+        self, suffix: str, type_name: str, handle: Callable[[DecodedMessage], None]
+    ) -> None:
+        self.commands.append(CommandInput(self.key(suffix), type_name, handle))
+
+    def new(self, type_name: str, **fields: Any) -> Any:
+        return registry().struct(type_name).new_message(**fields)
+
+    def catalog(self) -> catalog_mod.Catalog:
+        return catalog_mod.Catalog(
+            robot_id=self.robot_id,
+            name=self.name,
+            model=self.model,
+            families=list(self.families),
+            topics=[catalog_mod.TopicInfo(t.key, t.type_name, t.rate_hz) for t in self.topics],
+            commands=[catalog_mod.TopicInfo(c.key, c.type_name, 0.0) for c in self.commands],
+        )
+
+    # -- lifecycle ------------------------------------------------------------------
+    def start(self, config: BusConfig) -> None:
+        self.setup()
+        self.bus = BusSession(config)
+        for topic in self.topics:
+            traffic = Traffic.TELEMETRY
+            topic.publisher = Publisher(self.bus, topic.key, topic.type_name, traffic)
+        for command in self.commands:
+            command.subscription = Subscription(self.bus, command.key, depth=64)
+        catalog_mod.serve(self.bus, self.catalog(), self.root)
+        announce(self.bus, self.robot_id, self.root)
+        self._thread = threading.Thread(target=self._run, name=self.robot_id, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self.bus is not None:
+            self.bus.close()
+
+    def _run(self) -> None:
+        period = 1.0 / TICK_HZ
+        last = time.monotonic()
+        while not self._stop.is_set():
+            now = time.monotonic()
+            self._drain_commands()
+            self.step(now, now - last)
+            last = now
+            self._publish_due(now)
+            self._stop.wait(max(0.0, period - (time.monotonic() - now)))
+
+    def _drain_commands(self) -> None:
+        for command in self.commands:
+            assert command.subscription is not None
+            for sample in command.subscription.take():
+                try:
+                    message = command.subscription.decode(sample)
+                except DecodeError as exc:
+                    self.rejected_commands += 1
+                    log.warning("%s: rejected command on %s: %s", self.robot_id, sample.key, exc)
+                    continue
+                if message.type_name != command.type_name:
+                    self.rejected_commands += 1
+                    log.warning("%s: %s on %s, expected %s", self.robot_id,
+                                message.type_name, sample.key, command.type_name)
+                    continue
+                command.handle(message)
+
+    def _publish_due(self, now: float) -> None:
+        for topic in self.topics:
+            if now < topic.next_due:
+                continue
+            topic.next_due = max(topic.next_due + 1.0 / topic.rate_hz, now)
+            produced = topic.produce(now)
+            if produced is None:
+                continue
+            message, attachment = produced if isinstance(produced, tuple) else (produced, None)
+            assert topic.publisher is not None
+            topic.publisher.put(message, attachment)
