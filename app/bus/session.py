@@ -23,7 +23,8 @@ class BusSession:
             self.zenoh = zenoh.open(self.config.to_zenoh())
         except zenoh.ZError as exc:
             where = ", ".join(self.config.connect) or self.config.config_file or "loopback"
-            raise BusError(f"cannot open zenoh session ({where}): {exc}") from None
+            reason = str(exc).split(" at /", 1)[0]  # drop zenoh's source location
+            raise BusError(f"cannot open zenoh session ({where}): {reason}") from None
         self._handles: list[Any] = []
         self._lock = threading.Lock()
 

@@ -27,6 +27,7 @@ class RawSample:
     payload: bytes
     attachment: bytes | None
     arrival: float  # time.monotonic() at receipt
+    received: float  # time.time() at receipt
     source_time: float | None  # zenoh timestamp, unix seconds, when the publisher set one
     seq: int  # per-subscription arrival number
 
@@ -52,6 +53,7 @@ class Subscription:
 
     def _receive(self, sample: Any) -> None:
         arrival = time.monotonic()
+        received = time.time()
         key = str(sample.key_expr)
         encoding = str(sample.encoding)
         payload = sample.payload.to_bytes()
@@ -60,7 +62,9 @@ class Subscription:
         source_time = stamp.get_time().timestamp() if stamp is not None else None
         with self._lock:
             self._seq += 1
-            raw = RawSample(key, encoding, payload, attachment, arrival, source_time, self._seq)
+            raw = RawSample(
+                key, encoding, payload, attachment, arrival, received, source_time, self._seq
+            )
             if len(self._ring) == self.depth and self._ring[0].seq > self._taken_seq:
                 self._stats_for(self._ring[0].key).drops += 1
             self._ring.append(raw)

@@ -1,0 +1,283 @@
+"""The ``fieldstation`` command line: robots, topics, echo, sim.
+
+``--connect``, ``--listen`` and ``--zenoh-config`` work before or after the subcommand.
+Every failure a user can cause ends in one readable line and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import NoReturn
+
+from app import render_text
+from app.bus import catalog as catalog_mod
+from app.bus.config import DEFAULT_ENDPOINT, BusConfig
+from app.bus.presence import PresenceTracker
+from app.bus.session import BusError, BusSession
+from app.bus.subscription import Subscription
+from app.codec.errors import DecodeError
+from app.codec.fields import plain
+from app.codec.stamps import best_time
+
+PRESENCE_SETTLE_S = 1.0
+
+
+class CliError(Exception):
+    """A failure explained in one line; exit status 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def app_version() -> str:
+    try:
+        return version("fieldstation")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def _connection_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    group = parser.add_argument_group("connection")
+    group.add_argument("--connect", action="append", metavar="ENDPOINT", default=default,
+                       help=f"zenoh endpoint to connect to (default {DEFAULT_ENDPOINT})")
+    group.add_argument("--listen", action="append", metavar="ENDPOINT", default=default,
+                       help="zenoh endpoint to listen on")
+    group.add_argument("--zenoh-config", metavar="FILE", default=default,
+                       help="zenoh config file (also ZENOH_CONFIG)")
+    group.add_argument("--mode", choices=("peer", "client"), default=default,
+                       help="zenoh session mode when connecting (default peer)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="fieldstation", description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--version", action="version",
+                        version=f"fieldstation {app_version()}")
+    _connection_options(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _connection_options(p, suppress=True)
+        return p
+
+    command("robots", "online robots with their catalogs")
+    topics = command("topics", "live topics: key, type, rate, bandwidth, errors")
+    topics.add_argument("--robot", metavar="ID", help="only this robot's topics")
+    topics.add_argument("--duration", type=float, default=2.0, metavar="S",
+                        help="seconds to listen (default 2)")
+    echo = command("echo", "print decoded samples of a key (any family, any registered type)")
+    echo.add_argument("key", help="key expression, e.g. fleet/rover-1/uplink/battery")
+    echo.add_argument("--count", type=int, metavar="N", help="stop after N samples")
+    echo.add_argument("--json", action="store_true", help="one JSON object per line")
+    echo.add_argument("--timeout", type=float, metavar="S",
+                      help="give up after S seconds without a sample")
+    sim = command("sim", "run the simulated fleet")
+    sim.add_argument("--robots", default="rover,humanoid,car",
+                     help="comma-separated: rover, humanoid, car (default all)")
+    sim.add_argument("--points", type=int, default=200_000,
+                     help="rover point-cloud size (default 200000)")
+    command("demo", "run the simulated fleet in-process and print its live topics")
+    return parser
+
+
+def bus_config(args: argparse.Namespace, *, default_connect: bool) -> BusConfig:
+    connect = args.connect or ([] if args.zenoh_config or not default_connect
+                               else [DEFAULT_ENDPOINT])
+    return BusConfig.from_env(
+        mode=args.mode or "peer",
+        connect=connect,
+        listen=args.listen or [],
+        config_file=args.zenoh_config,
+        must_connect=bool(connect),
+    )
+
+
+def open_bus(args: argparse.Namespace) -> BusSession:
+    config = bus_config(args, default_connect=True)
+    try:
+        return BusSession(config)
+    except FileNotFoundError as exc:
+        raise CliError(str(exc)) from None
+    except BusError as exc:
+        hint = "" if args.connect or args.zenoh_config else (
+            " — is `fieldstation sim` running? Or pass --connect ENDPOINT"
+        )
+        raise CliError(f"{exc}{hint}") from None
+
+
+def cmd_robots(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    with open_bus(args) as bus:
+        presence = PresenceTracker(bus)
+        time.sleep(PRESENCE_SETTLE_S)
+        robots = presence.robots()
+        if not robots:
+            out("no robots online")
+            return 0
+        rows = []
+        for robot_id, state in sorted(robots.items()):
+            if not state.online:
+                rows.append([robot_id, "offline", "", "", "", ""])
+                continue
+            cat = catalog_mod.catalog_of(bus, robot_id)
+            rows.append([robot_id, "online", cat.name or "-", cat.model or "-",
+                         ",".join(cat.families) or "-",
+                         f"{len(cat.topics)} topics, {len(cat.commands)} commands"
+                         + (" (discovered)" if cat.discovered else "")])
+        out(render_text.table(["robot", "state", "name", "model", "families", "catalog"], rows))
+    return 0
+
+
+def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    key_expr = f"fleet/{args.robot}/**" if args.robot else "fleet/**"
+    with open_bus(args) as bus:
+        sub = Subscription(bus, key_expr, depth=256)
+        deadline = time.monotonic() + max(0.2, args.duration)
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            for sample in sub.take():
+                # A failure is counted on its topic and shown in the errors column.
+                with contextlib.suppress(DecodeError):
+                    sub.decode(sample)
+        now = time.monotonic()
+        stats = sub.stats()
+    if not stats:
+        out(f"no samples on {key_expr} in {args.duration:g} s")
+        return 0
+    rows = [[key, s.type_name or "-", render_text.human_rate(s.rate_hz(now)),
+             render_text.human_bytes_per_s(s.bandwidth_bps(now)),
+             str(s.error_count) + (f" ({s.last_error})" if s.error_count else "")]
+            for key, s in sorted(stats.items())]
+    out(render_text.table(["key", "type", "rate", "bandwidth", "errors"], rows))
+    return 0
+
+
+def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    if args.count is not None and args.count < 1:
+        raise CliError("--count must be at least 1")
+    received = threading.Event()
+    with open_bus(args) as bus:
+        sub = Subscription(bus, args.key, depth=64, on_sample=lambda _s: received.set())
+        printed = 0
+        last_sample = time.monotonic()
+        while args.count is None or printed < args.count:
+            if not received.wait(0.2):
+                if args.timeout and time.monotonic() - last_sample > args.timeout:
+                    raise CliError(f"no sample on {args.key} in {args.timeout:g} s")
+                continue
+            received.clear()
+            for sample in sub.take():
+                last_sample = time.monotonic()
+                try:
+                    message = sub.decode(sample)
+                except DecodeError as exc:
+                    print(f"{sample.key}: dropped ({exc.kind}): {exc}", file=sys.stderr)
+                    continue
+                stamp, clock = best_time(message.root, sample.source_time, sample.received)
+                if args.json:
+                    out(render_text.to_json({
+                        "key": sample.key, "type": message.type_name, "time": stamp,
+                        "clock": clock, "size": len(sample.payload),
+                        "message": plain(message.root),
+                    }))
+                else:
+                    out(f"--- {sample.key}  {message.type_name}  {_clock(stamp)} ({clock})"
+                        f"  {len(sample.payload)} B")
+                    out("\n".join(render_text.to_text(plain(message.root, max_list=8))))
+                printed += 1
+                if args.count is not None and printed >= args.count:
+                    break
+    return 0
+
+
+def _clock(stamp: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(stamp)) + f".{int(stamp % 1 * 1000):03d}"
+
+
+def _wait_for_signal() -> None:
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    while not stop.wait(0.5):
+        pass
+
+
+def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.sim.fleet import SimFleet
+
+    kinds = [k.strip() for k in args.robots.split(",") if k.strip()]
+    if args.points < 1:
+        raise CliError("--points must be positive")
+    listen = args.listen or ([] if args.connect else [DEFAULT_ENDPOINT])
+    try:
+        fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points)
+        fleet.start()
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    except BusError as exc:
+        raise CliError(f"{exc} — is another sim already listening there?") from None
+    try:
+        where = ", ".join(listen or args.connect)
+        out(f"simulated fleet on {where}: "
+            + ", ".join(f"{r.robot_id} ({r.model})" for r in fleet.robots)
+            + " — Ctrl-C to stop")
+        _wait_for_signal()
+    finally:
+        fleet.stop()
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.sim.fleet import ROBOT_KINDS, SimFleet
+
+    endpoint = (args.listen or [DEFAULT_ENDPOINT])[0]
+    try:
+        fleet = SimFleet(list(ROBOT_KINDS), listen=[endpoint])
+        fleet.start()
+    except BusError as exc:
+        raise CliError(f"{exc} — is `fieldstation sim` already running? "
+                       "Then use `fieldstation topics`.") from None
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        args.connect, args.duration, args.robot = [endpoint], 2.0, None
+        while not stop.is_set():
+            out(f"\n=== live topics of the simulated fleet ({time.strftime('%H:%M:%S')}) ===")
+            cmd_topics(args, out)
+    finally:
+        fleet.stop()
+    return 0
+
+
+COMMANDS = {"robots": cmd_robots, "topics": cmd_topics, "echo": cmd_echo, "sim": cmd_sim,
+            "demo": cmd_demo}
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    command = COMMANDS[args.command or "demo"]
+    try:
+        return command(args, out)
+    except CliError as exc:
+        print(f"fieldstation: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

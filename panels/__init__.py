@@ -1,0 +1,1 @@
+"""Dockable panels, built only through the panel registry (see ARCHITECTURE.md)."""

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every check CI runs: lint, import rules, the test suite (under Xvfb with Mesa's
+# software OpenGL) and the benchmarks in short mode.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh test
+
+export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-xcb}
+export SDL_VIDEODRIVER=dummy LIBGL_ALWAYS_SOFTWARE=1 PYTHONDONTWRITEBYTECODE=1
+
+.venv/bin/ruff check .
+.venv/bin/lint-imports
+xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m pytest "$@"
+FIELDSTATION_BENCH=short .venv/bin/python -m tests.bench

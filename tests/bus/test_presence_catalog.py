@@ -1,0 +1,99 @@
+"""Robot presence from liveliness, and catalogs served or discovered, on a real session."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from app.bus import catalog
+from app.bus.presence import PresenceTracker, announce
+from app.bus.publisher import Publisher, Traffic
+from app.codec.registry import registry
+from tests.bus.helpers import wait_for
+
+REPO = Path(__file__).resolve().parents[2]
+ROBOT_PROCESS = """
+import sys, time
+from app.bus.config import BusConfig
+from app.bus.session import BusSession
+from app.bus.presence import announce
+bus = BusSession(BusConfig(mode="client", connect=[sys.argv[1]]))
+announce(bus, "doomed")
+print("up", flush=True)
+time.sleep(600)
+"""
+
+
+def test_robot_goes_offline_within_2s_when_its_session_closes(robot_and_app) -> None:
+    robot, app = robot_and_app
+    presence = PresenceTracker(app)
+    announce(robot, "r1")
+    wait_for(lambda: presence.online() == ["r1"])
+    closed_at = time.monotonic()
+    robot.close()
+    wait_for(lambda: presence.online() == [], timeout=2.0)
+    assert presence.robots()["r1"].changed - closed_at < 2.0
+
+
+def test_robot_goes_offline_within_2s_when_its_process_is_killed(
+    free_endpoint, open_session
+) -> None:
+    open_session(mode="router", listen=[free_endpoint])
+    app = open_session(connect=[free_endpoint], must_connect=True)
+    presence = PresenceTracker(app)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", ROBOT_PROCESS, free_endpoint],
+        cwd=REPO, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
+        wait_for(lambda: "doomed" in presence.online(), timeout=5.0)
+        killed_at = time.monotonic()
+        proc.kill()
+        wait_for(lambda: "doomed" not in presence.online(), timeout=2.0)
+        assert time.monotonic() - killed_at < 2.0
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def test_catalog_is_served_and_fetched(robot_and_app) -> None:
+    robot, app = robot_and_app
+    served = catalog.Catalog(
+        robot_id="r1", name="Rover One", model="sim-rover", families=["fleet", "isaac"],
+        topics=[catalog.TopicInfo("fleet/r1/uplink/battery", "fleet.Uplink", 1.0)],
+        commands=[catalog.TopicInfo("fleet/r1/command/teleop", "fleet.Command", 0.0)],
+    )
+    catalog.serve(robot, served)
+    fetched = wait_for(lambda: catalog.fetch(app, "r1", timeout_s=0.5))
+    assert fetched == served
+    assert fetched.command_key("fleet.Command") == "fleet/r1/command/teleop"
+
+
+def test_robot_without_catalog_is_discovered_by_listening(robot_and_app) -> None:
+    robot, app = robot_and_app
+    pub = Publisher(robot, "fleet/r2/uplink/battery", "fleet.Uplink", Traffic.TELEMETRY)
+    uplink = registry().struct("fleet.Uplink").new_message(robotId="r2")
+    uplink.init("battery").percentage = 40
+    payload = uplink.to_bytes()
+    stop = threading.Event()
+
+    def publish() -> None:
+        while not stop.wait(0.02):
+            pub.put(payload)
+
+    publisher = threading.Thread(target=publish)
+    publisher.start()
+    try:
+        assert catalog.fetch(app, "r2", timeout_s=0.3) is None
+        found = catalog.catalog_of(app, "r2")
+    finally:
+        stop.set()
+        publisher.join()
+    assert found.discovered
+    assert [(t.key, t.type) for t in found.topics] == [("fleet/r2/uplink/battery", "fleet.Uplink")]
+    assert found.topics[0].rate_hz > 20
+    assert found.families == ["fleet"]

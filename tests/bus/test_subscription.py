@@ -1,0 +1,83 @@
+"""Subscriptions over a real zenoh session on loopback."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from app.bus.publisher import Publisher, Traffic
+from app.bus.subscription import Subscription
+from app.codec.errors import MalformedMessage, UnknownType
+from app.codec.registry import registry
+from tests.bus.helpers import wait_for
+
+
+def battery_uplink(percentage: float) -> bytes:
+    msg = registry().struct("fleet.Uplink").new_message(robotId="r1", unixTimeMs=1)
+    msg.init("battery").percentage = percentage
+    return msg.to_bytes()
+
+
+def test_ring_keeps_newest_and_counts_drops(robot_and_app) -> None:
+    robot, app = robot_and_app
+    sub = Subscription(app, "fleet/r1/**", depth=4)
+    pub = Publisher(robot, "fleet/r1/uplink/battery", "fleet.Uplink", Traffic.COMMAND)
+    time.sleep(0.3)
+    for i in range(10):
+        pub.put(battery_uplink(float(i)))
+    wait_for(lambda: sub.stats().get("fleet/r1/uplink/battery", None)
+             and sub.stats()["fleet/r1/uplink/battery"].count == 10)
+    taken = sub.take()
+    assert [sub.decode(s).root.battery.percentage for s in taken] == [6.0, 7.0, 8.0, 9.0]
+    stats = sub.stats()["fleet/r1/uplink/battery"]
+    assert stats.drops == 6
+    assert stats.bytes == sum(len(battery_uplink(float(i))) for i in range(10))
+    assert stats.type_name == "fleet.Uplink"
+    assert sub.take() == []  # nothing new since the last take
+
+
+def test_rate_is_measured_within_ten_percent(robot_and_app) -> None:
+    robot, app = robot_and_app
+    sub = Subscription(app, "fleet/r1/uplink/battery")
+    pub = Publisher(robot, "fleet/r1/uplink/battery", "fleet.Uplink", Traffic.TELEMETRY)
+    time.sleep(0.3)
+    payload = battery_uplink(50.0)
+    start = time.monotonic()
+    for i in range(100):  # 50 Hz for 2 s, paced against the clock so sleeps do not drift
+        pub.put(payload)
+        time.sleep(max(0.0, start + (i + 1) / 50 - time.monotonic()))
+    stats = sub.stats()["fleet/r1/uplink/battery"]
+    assert stats.rate_hz() == pytest.approx(50, rel=0.10)
+    assert stats.age_s() < 0.5
+
+
+def test_decode_errors_are_counted_on_their_topic(robot_and_app) -> None:
+    robot, app = robot_and_app
+    sub = Subscription(app, "fleet/r1/**")
+    time.sleep(0.3)
+    robot.zenoh.put("fleet/r1/bad", b"\x00" * 3, encoding="application/capnp;fleet.Uplink")
+    robot.zenoh.put("fleet/r1/odd", battery_uplink(1.0), encoding="application/capnp;fleet.Nope")
+    robot.zenoh.put("fleet/r1/good", battery_uplink(1.0), encoding="application/capnp;fleet.Uplink")
+    samples = {s.key: s for s in wait_for(lambda: len(sub.stats()) == 3 and sub.take())}
+    with pytest.raises(MalformedMessage):
+        sub.decode(samples["fleet/r1/bad"])
+    with pytest.raises(UnknownType):
+        sub.decode(samples["fleet/r1/odd"])
+    assert sub.decode(samples["fleet/r1/good"]).root.battery.percentage == 1.0
+    stats = sub.stats()
+    assert dict(stats["fleet/r1/bad"].errors) == {"malformed": 1}
+    assert dict(stats["fleet/r1/odd"].errors) == {"type": 1}
+    assert stats["fleet/r1/good"].error_count == 0
+    assert "fleet.Nope" in stats["fleet/r1/odd"].last_error
+
+
+def test_samples_carry_the_publishers_zenoh_timestamp(robot_and_app) -> None:
+    robot, app = robot_and_app
+    sub = Subscription(app, "fleet/r1/**")
+    pub = Publisher(robot, "fleet/r1/uplink/battery", "fleet.Uplink", Traffic.TELEMETRY)
+    time.sleep(0.3)
+    pub.put(battery_uplink(3.0))
+    (sample,) = wait_for(sub.take)
+    assert sample.source_time == pytest.approx(time.time(), abs=2.0)
+    assert sample.received >= sample.source_time - 0.5

@@ -1,0 +1,56 @@
+"""The import rules of ARCHITECTURE.md, enforced with import-linter contracts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def run_lint_imports(cwd: Path, pythonpath: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"], cwd=cwd, env=env, capture_output=True, text=True,
+        timeout=120,
+    )
+
+
+def test_project_keeps_every_import_contract() -> None:
+    result = run_lint_imports(REPO, REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def test_contracts_catch_a_violation(tmp_path: Path) -> None:
+    """The same contracts, on a tiny tree where app imports a widget and Qt."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
+    for package, source in {
+        "app": "import widgets.gauge\nimport PySide6\n",
+        "widgets": "",
+        "panels": "",
+        "schemas": "",
+    }.items():
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text(source)
+    (tmp_path / "widgets" / "gauge.py").write_text("")
+    (tmp_path / "app" / "bus").mkdir()
+    (tmp_path / "app" / "bus" / "__init__.py").write_text("")
+    lines = [
+        "[tool.importlinter]",
+        f"root_packages = {config['root_packages']!r}",
+        "include_external_packages = true",
+    ]
+    for contract in config["contracts"]:
+        lines.append("[[tool.importlinter.contracts]]")
+        lines += [f"{key} = {value!r}".replace("True", "true").replace("False", "false")
+                  for key, value in contract.items()]
+    (tmp_path / "pyproject.toml").write_text("\n".join(lines) + "\n")
+    result = run_lint_imports(tmp_path, tmp_path)
+    assert result.returncode != 0
+    assert "app never imports widgets or panels BROKEN" in result.stdout
+    assert "app is Qt-free outside its Qt bridge (app.qt) BROKEN" in result.stdout
