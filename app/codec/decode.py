@@ -22,6 +22,7 @@ from app.codec.errors import (
     UnknownEncoding,
     UnknownType,
 )
+from app.codec.fields import active_member
 from app.codec.framing import split_segments
 from app.codec.limits import ATTACHMENT, Limits, limits_for
 from app.codec.registry import SchemaRegistry, registry
@@ -29,6 +30,7 @@ from app.codec.registry import SchemaRegistry, registry
 ENCODING_PREFIX = "application/capnp;"
 # isaac structs whose bytes live in the attachment, indexed by dataBufferIndex.
 BUFFER_TYPES = ("isaac.ImageProto", "isaac.TensorProto")
+UNLIMITED_WORDS = 2**63 - 1
 
 
 @dataclass
@@ -83,13 +85,23 @@ def decode(
     struct_type = reg.structs.get(type_name)
     if struct_type is None:
         raise UnknownType(f"no schema registers {type_name}")
-    root = read_root(struct_type, payload, limits_for(type_name))
+    limits = limits_for(type_name)
+    root = read_root(struct_type, payload, limits)
     buffers = _read_buffers(attachment, reg) if attachment else []
     message = DecodedMessage(type_name, root, buffers, len(payload))
     try:
         _validate(root, struct_type.schema, message, reg)
     except capnp.KjException as exc:
         raise _translate(exc) from None
+    except UnicodeDecodeError as exc:
+        raise MalformedMessage(f"text that is not UTF-8: {exc.reason}") from None
+    # The walk above read every pointer within the type's limits. Readers handed out read the
+    # same, validated segments with no traversal budget left to run out on repeated reads.
+    message.root = struct_type.from_segments(
+        split_segments(payload),
+        traversal_limit_in_words=UNLIMITED_WORDS,
+        nesting_limit=limits.nesting,
+    )
     return message
 
 
@@ -148,19 +160,20 @@ def _validate(reader: Any, schema: Any, message: DecodedMessage, reg: SchemaRegi
     if not plan:
         return
     union_fields = schema.union_fields
-    active = reader._which_str() if union_fields else None
+    active = active_member(reader)
     for name, (kind, inner) in plan:
         if name in union_fields and name != active:
             continue
         if kind == "struct":
             if reader._has(name) or inner.node.struct.isGroup:
-                _validate(getattr(reader, name), inner, message, reg)
+                _validate(reader._get(name), inner, message, reg)
         elif kind == "list":
-            _validate_items(getattr(reader, name), inner, message, reg)
+            _validate_items(reader._get(name), inner, message, reg)
         elif kind == "data":
-            reader.get_data_as_view(name)
+            if reader._has(name):  # an unset Data field has no buffer to view
+                reader.get_data_as_view(name)
         else:
-            getattr(reader, name)
+            reader._get(name)
 
 
 def _validate_items(items: Any, step: Any, message: DecodedMessage, reg: SchemaRegistry) -> None:
@@ -170,6 +183,10 @@ def _validate_items(items: Any, step: Any, message: DecodedMessage, reg: SchemaR
     kind, inner = step
     if kind == "struct":
         if _plan(inner) or reg.names_by_id.get(inner.node.id) in BUFFER_TYPES:
+            # Such a struct has fields, so each element takes at least a word on the wire: a
+            # list claiming more (zero-sized elements) would make this walk cost seconds.
+            if count > message.size // 8:
+                raise LimitExceeded(f"list of {count} structs in a {message.size}-byte message")
             for item in items:
                 _validate(item, inner, message, reg)
         else:

@@ -66,16 +66,33 @@ def plain(value: Any, max_list: int | None = None, data_head: int = 16) -> Any:
     return value
 
 
+UNKNOWN_MEMBER = "(unknown union member)"
+
+
+def active_member(reader: Any) -> str | None:
+    """The union member that is set; None for a struct without a union, or when a newer
+    robot set a member this schema does not know."""
+    if not reader.schema.union_fields:
+        return None
+    try:
+        return reader._which_str()
+    except capnp.KjException:
+        return None
+
+
 def struct_items(reader: Any) -> list[tuple[str, Any]]:
-    """(name, value) of each field that is present: all plain fields, the active union member."""
-    schema = reader.schema
-    union_fields = schema.union_fields
-    active = reader._which_str() if union_fields else None
-    return [
-        (name, getattr(reader, name))
-        for name in schema.fieldnames
+    """(name, value) of each field that is present: all plain fields, the active union member.
+    A union member this schema does not know shows as ``UNKNOWN_MEMBER: True``."""
+    union_fields = reader.schema.union_fields
+    active = active_member(reader)
+    items = [
+        (name, reader._get(name))
+        for name in reader.schema.fieldnames
         if name not in union_fields or name == active
     ]
+    if union_fields and active is None:
+        items.append((UNKNOWN_MEMBER, True))
+    return items
 
 
 def get_path(reader: Any, path: str) -> Any:
@@ -87,9 +104,9 @@ def get_path(reader: Any, path: str) -> Any:
             if not isinstance(value, _DynamicStructReader) or name not in value.schema.fieldnames:
                 raise FieldPathError(f"{path}: no field {name!r}")
             union_fields = value.schema.union_fields
-            if name in union_fields and value._which_str() != name:
+            if name in union_fields and active_member(value) != name:
                 return None
-            value = getattr(value, name)
+            value = value._get(name)
         else:
             if not isinstance(value, _DynamicListReader):
                 raise FieldPathError(f"{path}: [{index}] on something that is not a list")

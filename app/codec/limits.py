@@ -38,7 +38,6 @@ FAMILY_DEFAULTS = {
 PER_TYPE: dict[str, Limits] = {
     **dict.fromkeys(
         [
-            "fleet.Command",
             "fleet.VelTwist",
             "isaac.JoystickStateProto",
             "isaac.Goal2Proto",
@@ -71,6 +70,11 @@ PER_TYPE: dict[str, Limits] = {
         BULK,
     ),
 }
+
+
+# Recursive octrees: as deep as Cap'n Proto's own default allows.
+PER_TYPE["bow.Workspaces"] = Limits(max_bytes=256 * MIB, nesting=64)
+PER_TYPE["bow.Recording"] = Limits(max_bytes=256 * MIB, nesting=64)
 
 
 def limits_for(type_name: str) -> Limits:

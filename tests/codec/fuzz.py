@@ -20,6 +20,7 @@ from app.codec.errors import DecodeError
 from app.codec.fields import plain
 from app.codec.registry import registry
 from tests.codec.filler import filled_message, union_choices
+from tests.codec.wire import struct_pointer
 
 
 def random_payload(rng: random.Random) -> bytes:
@@ -27,9 +28,14 @@ def random_payload(rng: random.Random) -> bytes:
 
 
 def framed_random(rng: random.Random) -> bytes:
-    """Random words behind a valid one-segment header: reaches pycapnp's pointer checks."""
+    """Random words behind a valid one-segment header, half of them under a plausible root
+    struct pointer: reaches pycapnp's pointer checks and the validation walk."""
     words = rng.randrange(1, 48)
-    return struct.pack("<II", 0, words) + rng.randbytes(8 * words)
+    body = bytearray(rng.randbytes(8 * words))
+    if rng.randrange(2):
+        root = struct_pointer(0, rng.randrange(4), rng.randrange(5))
+        body[0:8] = root.to_bytes(8, "little")
+    return struct.pack("<II", 0, words) + bytes(body)
 
 
 def mutate(rng: random.Random, payload: bytes) -> bytes:
@@ -96,7 +102,7 @@ def run(seed: int, trials: int, type_names: list[str]) -> dict[str, Any]:
                 if detail is not None and len(unexpected) < 20:
                     unexpected.append(
                         {"type": type_name, "mode": mode, "error": detail[:300],
-                         "payload": payload.hex()}
+                         "payload": payload.hex()[:240]}
                     )
     return {"outcomes": dict(outcomes), "unexpected": unexpected, "slowest_s": slowest}
 

@@ -1,0 +1,1 @@
+"""Family structs -> plain numpy arrays and display models (Qt-free)."""
