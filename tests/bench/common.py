@@ -1,0 +1,47 @@
+"""Shared benchmark plumbing: run length, percentiles and the ratio report line."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Sequence
+
+
+def short_mode() -> bool:
+    return os.environ.get("FIELDSTATION_BENCH", "") == "short"
+
+
+def iterations(full: int, short: int) -> int:
+    return short if short_mode() else full
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def fmt_seconds(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def report(name: str, measured: float, baseline: float, target: float | None = None) -> str:
+    """One line: the ratio first (comparable across machines), absolute times after."""
+    ratio = measured / baseline if baseline > 0 else float("inf")
+    verdict = ""
+    if target is not None:
+        verdict = f"  [target ≤ {target:g}x: {'met' if ratio <= target else 'MISSED'}]"
+    line = (f"{name}: {ratio:.2f}x{verdict}  "
+            f"(measured {fmt_seconds(measured)}, baseline {fmt_seconds(baseline)})")
+    print(line, flush=True)
+    return line
