@@ -48,3 +48,14 @@ def robot_and_app(
     robot = open_session(listen=[free_endpoint])
     app = open_session(connect=[free_endpoint], must_connect=True)
     return robot, app
+
+
+@pytest.fixture
+def app_bus(free_endpoint: str) -> Iterator[BusSession]:
+    """An app-side peer session connected to ``free_endpoint``; zenoh keeps retrying the
+    connection until something listens there (start the fleet before or after)."""
+    bus = BusSession(BusConfig(mode="peer", connect=[free_endpoint]))
+    try:
+        yield bus
+    finally:
+        bus.close()

@@ -29,7 +29,8 @@ TELEOP_TIMEOUT_S = 0.5  # a robot stops by itself without teleop commands (PROTO
 
 @dataclass
 class Topic:
-    """One telemetry stream: its catalog entry, publisher and a producer called at rate_hz."""
+    """One telemetry stream: its catalog entry, publisher and a producer called at rate_hz
+    (rate 0 = on change: the producer is polled every tick and returns None when idle)."""
 
     key: str
     type_name: str
@@ -37,6 +38,14 @@ class Topic:
     produce: Callable[[float], tuple[Any, bytes | None] | Any | None]
     publisher: Publisher | None = None
     next_due: float = 0.0
+
+    def due(self, now: float) -> bool:
+        """True when the topic should produce now; advances its schedule."""
+        if now < self.next_due:
+            return False
+        if self.rate_hz > 0:
+            self.next_due = max(self.next_due + 1.0 / self.rate_hz, now)
+        return True
 
 
 @dataclass
@@ -77,8 +86,10 @@ class SimRobot:
 
     def add_topic(
         self, suffix: str, type_name: str, rate_hz: float, produce: Callable[[float], Any]
-    ) -> None:
-        self.topics.append(Topic(self.key(suffix), type_name, rate_hz, produce))
+    ) -> Topic:
+        topic = Topic(self.key(suffix), type_name, rate_hz, produce)
+        self.topics.append(topic)
+        return topic
 
     def add_command(
         self, suffix: str, type_name: str, handle: Callable[[DecodedMessage], None]
@@ -149,9 +160,8 @@ class SimRobot:
 
     def _publish_due(self, now: float) -> None:
         for topic in self.topics:
-            if now < topic.next_due:
+            if not topic.due(now):
                 continue
-            topic.next_due = max(topic.next_due + 1.0 / topic.rate_hz, now)
             produced = topic.produce(now)
             if produced is None:
                 continue
