@@ -188,11 +188,14 @@ def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
                     out(render_text.to_json({
                         "key": sample.key, "type": message.type_name, "time": stamp,
                         "clock": clock, "size": len(sample.payload),
+                        "attachment": len(sample.attachment or b""),
                         "message": plain(message.root),
                     }))
                 else:
-                    out(f"--- {sample.key}  {message.type_name}  {_clock(stamp)} ({clock})"
-                        f"  {len(sample.payload)} B")
+                    size = f"{len(sample.payload)} B"
+                    if sample.attachment:
+                        size += f" + {len(sample.attachment)} B attachment"
+                    out(f"--- {sample.key}  {message.type_name}  {_clock(stamp)} ({clock})  {size}")
                     out("\n".join(render_text.to_text(plain(message.root, max_list=8))))
                 printed += 1
                 if args.count is not None and printed >= args.count:

@@ -76,6 +76,8 @@ def _leaf(value: Any) -> str:
         return "[" + ", ".join(_leaf(v) for v in value) + "]"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return "null"
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)

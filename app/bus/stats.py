@@ -6,7 +6,7 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
-RATE_WINDOW_S = 2.0
+RATE_WINDOW_S = 5.0
 
 
 @dataclass
@@ -45,12 +45,16 @@ class TopicStats:
             self._window.popleft()
 
     def rate_hz(self, now: float | None = None) -> float:
+        """From the mean period of the samples in the window, while they keep coming."""
         now = time.monotonic() if now is None else now
         self._trim(now)
-        if len(self._window) < 2:
-            return 0.0
-        span = max(now - self._window[0][0], self._window[-1][0] - self._window[0][0])
-        return (len(self._window) - 1) / span if span > 0 else 0.0
+        count = len(self._window)
+        if count >= 2:
+            first, last = self._window[0][0], self._window[-1][0]
+            period = (last - first) / (count - 1)
+            if period > 0 and now - last <= 2 * period:
+                return 1.0 / period
+        return count / RATE_WINDOW_S
 
     def bandwidth_bps(self, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now

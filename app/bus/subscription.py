@@ -68,7 +68,8 @@ class Subscription:
             if len(self._ring) == self.depth and self._ring[0].seq > self._taken_seq:
                 self._stats_for(self._ring[0].key).drops += 1
             self._ring.append(raw)
-            self._stats_for(key).record(arrival, len(payload), encoding)
+            size = len(payload) + (len(attachment) if attachment is not None else 0)
+            self._stats_for(key).record(arrival, size, encoding)
         if self._on_sample is not None:
             self._on_sample(raw)
 

@@ -86,13 +86,22 @@ def struct_items(reader: Any) -> list[tuple[str, Any]]:
     union_fields = reader.schema.union_fields
     active = active_member(reader)
     items = [
-        (name, reader._get(name))
-        for name in reader.schema.fieldnames
+        (name, reader._get(name) if _is_set(reader, field) else None)
+        for name, field in reader.schema.fields.items()
         if name not in union_fields or name == active
     ]
     if union_fields and active is None:
         items.append((UNKNOWN_MEMBER, True))
     return items
+
+
+def _is_set(reader: Any, field: Any) -> bool:
+    """False only for a struct-typed field whose pointer is null (shown as None, not as a
+    struct of zeros that nobody sent)."""
+    proto = field.proto
+    if proto.which() != "slot" or proto.slot.type.which() != "struct":
+        return True
+    return reader._has(proto.name)
 
 
 def get_path(reader: Any, path: str) -> Any:

@@ -1,0 +1,163 @@
+"""The command line against the real simulated fleet, over real zenoh, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.bus.presence import PresenceTracker
+from app.cli import main
+from tests.bus.helpers import wait_for
+
+REPO = Path(__file__).resolve().parents[2]
+FIELDSTATION = [sys.executable, "-m", "app.cli"]
+
+
+def run_cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*FIELDSTATION, *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def sim_endpoint() -> Iterator[str]:
+    """``fieldstation sim`` in its own process, all three robots, a small cloud."""
+    from tests.conftest import free_port
+
+    endpoint = f"tcp/127.0.0.1:{free_port()}"
+    proc = subprocess.Popen(
+        [*FIELDSTATION, "sim", "--points", "20000", "--listen", endpoint],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert "simulated fleet on" in proc.stdout.readline()
+        yield endpoint
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=15)
+        finally:
+            proc.kill()
+
+
+def echo_json(endpoint: str, key: str, count: int = 1) -> list[dict]:
+    result = run_cli("echo", key, "--json", "--count", str(count), "--timeout", "10",
+                     "--connect", endpoint)
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+@pytest.mark.slow
+def test_robots_lists_the_fleet_with_catalogs(sim_endpoint: str) -> None:
+    result = run_cli("robots", "--connect", sim_endpoint)
+    assert result.returncode == 0, result.stderr
+    lines = {line.split()[0]: line for line in result.stdout.splitlines()[2:]}
+    assert set(lines) == {"rover-1", "humanoid-1", "car-1"}
+    assert "online" in lines["rover-1"] and "fleet,isaac,foxglove" in lines["rover-1"]
+    assert "bow" in lines["humanoid-1"] and "autoware" in lines["car-1"]
+
+
+@pytest.mark.slow
+def test_topics_shows_rates_of_the_live_fleet(sim_endpoint: str) -> None:
+    # Options after the subcommand work as well as before it.
+    result = run_cli("--connect", sim_endpoint, "topics", "--duration", "3")
+    assert result.returncode == 0, result.stderr
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[2:]}
+    assert rows["fleet/rover-1/uplink/motion"][1] == "fleet.Uplink"
+    assert float(rows["fleet/rover-1/uplink/motion"][2]) == pytest.approx(10, rel=0.2)
+    assert rows["fleet/humanoid-1/proprioception"][1] == "bow.ProprioceptionSample"
+    assert rows["fleet/rover-1/lidar/points"][1] == "isaac.PointCloudProto"
+    assert all(row[-1] == "0" for row in rows.values())  # no decode errors
+
+
+@pytest.mark.slow
+def test_echo_shows_a_message_of_every_family(sim_endpoint: str) -> None:
+    (battery,) = echo_json(sim_endpoint, "fleet/rover-1/uplink/battery")
+    assert battery["type"] == "fleet.Uplink" and battery["clock"] == "message"
+    assert 0 <= battery["message"]["battery"]["percentage"] <= 100
+    assert battery["message"]["battery"]["technology"] == "liIon"  # enums by name
+
+    (cloud,) = echo_json(sim_endpoint, "fleet/rover-1/lidar/points")
+    assert cloud["message"]["positions"]["sizes"] == [20000, 3]
+    assert cloud["attachment"] >= 20000 * 3 * 4
+
+    (image,) = echo_json(sim_endpoint, "fleet/rover-1/camera/compressed")
+    assert image["message"]["format"] == "jpeg"
+    assert image["message"]["data"]["head"].startswith("ffd8")  # Data summarised, JPEG magic
+
+    (intero,) = echo_json(sim_endpoint, "fleet/humanoid-1/interoception")
+    assert intero["type"] == "bow.InteroceptionSample"
+    assert 0 < intero["message"]["battery"]["percentage"] <= 100
+
+    (ego,) = echo_json(sim_endpoint, "fleet/car-1/entities/car-1")
+    assert ego["type"] == "autoware.traffic_simulator_msgs.EntityStatus"
+    assert ego["message"]["type"]["type"] == "ego"
+    assert ego["message"]["boundingBox"]["dimensions"]["x"] == pytest.approx(4.5)
+
+
+@pytest.mark.slow
+def test_echo_human_readable(sim_endpoint: str) -> None:
+    result = run_cli("echo", "fleet/rover-1/uplink/status", "--count", "1", "--connect",
+                     sim_endpoint)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("--- fleet/rover-1/uplink/status  fleet.Uplink")
+    assert '  mode: "idle"' in result.stdout
+
+
+@pytest.mark.slow
+def test_killed_sim_is_reported_offline_within_2s(open_session, free_endpoint) -> None:
+    proc = subprocess.Popen([*FIELDSTATION, "sim", "--robots", "car", "--listen", free_endpoint],
+                            cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and "car-1" in proc.stdout.readline()
+        presence = PresenceTracker(open_session(connect=[free_endpoint], must_connect=True))
+        wait_for(lambda: presence.online() == ["car-1"])
+        killed = time.monotonic()
+        os.kill(proc.pid, signal.SIGKILL)
+        wait_for(lambda: presence.online() == [], timeout=2.0)
+        assert time.monotonic() - killed < 2.0
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+class TestBadInvocations:
+    """Fast: no fleet needed."""
+
+    def test_unknown_option_is_one_line_and_exit_2(self, capsys) -> None:
+        with pytest.raises(SystemExit) as exit_info:
+            main(["topics", "--bogus"])
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "unrecognized arguments: --bogus" in err[0]
+
+    def test_unreachable_endpoint_is_one_line_and_exit_1(self, capsys, free_endpoint) -> None:
+        assert main(["echo", "fleet/x", "--connect", free_endpoint]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and free_endpoint in err[0] and "Traceback" not in err[0]
+
+    def test_missing_config_file(self, capsys, tmp_path) -> None:
+        assert main(["robots", "--zenoh-config", str(tmp_path / "nope.json5")]) == 1
+        assert "config file not found" in capsys.readouterr().err
+
+    def test_unknown_robot_kind(self, capsys) -> None:
+        assert main(["sim", "--robots", "rover,boat", "--listen", "tcp/127.0.0.1:0"]) == 1
+        assert "unknown robot kind(s): boat" in capsys.readouterr().err
+
+    def test_bad_count(self, capsys) -> None:
+        assert main(["echo", "k", "--count", "0"]) == 1
+        assert "--count must be at least 1" in capsys.readouterr().err
+
+    def test_version(self, capsys) -> None:
+        with pytest.raises(SystemExit) as exit_info:
+            main(["--version"])
+        assert exit_info.value.code == 0
+        assert capsys.readouterr().out.startswith("fieldstation ")
