@@ -29,6 +29,11 @@ def robot_factories(points: int) -> dict[str, Callable[[], SimRobot]]:
 ROBOT_KINDS = ("rover", "humanoid", "car")
 
 
+def _reachable(endpoint: str) -> str:
+    """A listen endpoint as a local client can connect to it (wildcards -> loopback)."""
+    return endpoint.replace("/0.0.0.0:", "/127.0.0.1:").replace("/[::]:", "/[::1]:")
+
+
 class SimFleet:
     def __init__(
         self,
@@ -50,7 +55,8 @@ class SimFleet:
 
     def start(self) -> None:
         self.hub = BusSession(BusConfig(mode="router", listen=self.listen, connect=self.connect))
-        robot_config = BusConfig(mode="client", connect=self.listen or self.connect)
+        targets = [_reachable(e) for e in self.listen] or self.connect
+        robot_config = BusConfig(mode="client", connect=targets)
         for robot in self.robots:
             robot.start(robot_config)
             log.info("started %s (%s)", robot.robot_id, robot.model)
