@@ -28,8 +28,13 @@ class RawSample:
     attachment: bytes | None
     arrival: float  # time.monotonic() at receipt
     received: float  # time.time() at receipt
-    source_time: float | None  # zenoh timestamp, unix seconds, when the publisher set one
+    stamp: Any  # the zenoh Timestamp, when the publisher set one
     seq: int  # per-subscription arrival number
+
+    @property
+    def source_time(self) -> float | None:
+        """The zenoh timestamp in unix seconds (converted only when someone asks)."""
+        return self.stamp.get_time().timestamp() if self.stamp is not None else None
 
 
 class Subscription:
@@ -59,11 +64,10 @@ class Subscription:
         payload = sample.payload.to_bytes()
         attachment = sample.attachment.to_bytes() if sample.attachment is not None else None
         stamp = sample.timestamp
-        source_time = stamp.get_time().timestamp() if stamp is not None else None
         with self._lock:
             self._seq += 1
             raw = RawSample(
-                key, encoding, payload, attachment, arrival, received, source_time, self._seq
+                key, encoding, payload, attachment, arrival, received, stamp, self._seq
             )
             if len(self._ring) == self.depth and self._ring[0].seq > self._taken_seq:
                 self._stats_for(self._ring[0].key).drops += 1

@@ -61,7 +61,7 @@ def run() -> list[str]:
         time.sleep(0.5)
         for label, size in SIZES.items():
             payload = os.urandom(size)
-            count = iterations({64: 2000, 1_000_000: 200, 16_000_000: 30}[size], 5)
+            count = iterations({64: 5000, 1_000_000: 1000, 16_000_000: 100}[size], 5)
             bare: list[float] = []
             ours: list[float] = []
             for _ in range(5):  # interleave so drifts in machine load hit both alike
