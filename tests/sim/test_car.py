@@ -17,8 +17,8 @@ from app.bus.subscription import Subscription
 from app.codec.fields import plain
 from app.codec.registry import registry
 from app.sim.car import ENTITY_STATUS, TRAFFIC_LIGHTS, VEHICLE_COMMAND, SimCar
-from app.sim.fleet import SimFleet
 from app.sim.street import SignalPlan, Street
+from tests.sim.running import one_robot
 
 ROBOT = "car-1"
 NPCS = {
@@ -48,15 +48,12 @@ def car(free_endpoint: str, request: pytest.FixtureRequest) -> Iterator[SimCar]:
     """A one-car fleet listening on the free endpoint; parametrize it (indirect) with a
     SignalPlan to change the signal timing. Ask for it before ``app_bus``, so the app's
     session finds the fleet already listening."""
-    fleet = SimFleet(["car"], listen=[free_endpoint])
-    robot = fleet.robots[0]
-    assert isinstance(robot, SimCar)
-    robot.street.signals = getattr(request, "param", robot.street.signals)
-    fleet.start()
-    try:
+    def timing(robot: SimCar) -> None:
+        robot.street.signals = getattr(request, "param", robot.street.signals)
+
+    with one_robot("car", free_endpoint, timing) as robot:
+        assert isinstance(robot, SimCar)
         yield robot
-    finally:
-        fleet.stop()
 
 
 def subscribe(bus: BusSession, suffix: str) -> Subscription:

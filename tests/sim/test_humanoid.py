@@ -19,11 +19,11 @@ from app.bus.session import BusSession
 from app.bus.subscription import Subscription
 from app.codec.fields import plain
 from app.codec.registry import registry
-from app.sim.fleet import SimFleet
 from app.sim.humanoid import SimHumanoid
 from app.sim.humanoid_body import JOINTS
 from app.sim.humanoid_health import FaultSchedule
 from app.sim.kinematics import local_from_geodetic
+from tests.sim.running import one_robot
 
 ROBOT = "humanoid-1"
 PREFIX = f"fleet/{ROBOT}"
@@ -38,15 +38,12 @@ HAND = ("thumb", "index", "middle", "ring", "pinky", "fingerAdduction", "thumbOp
 
 @pytest.fixture
 def humanoid(free_endpoint: str) -> Iterator[SimHumanoid]:
-    fleet = SimFleet(["humanoid"], listen=[free_endpoint])
-    robot = fleet.robots[0]
-    assert isinstance(robot, SimHumanoid) and robot.robot_id == ROBOT
-    robot.faults = FaultSchedule(first_s=math.inf)  # a test that wants one schedules it
-    fleet.start()
-    try:
+    def no_faults(robot: SimHumanoid) -> None:
+        robot.faults = FaultSchedule(first_s=math.inf)  # a test that wants one schedules it
+
+    with one_robot("humanoid", free_endpoint, no_faults) as robot:
+        assert isinstance(robot, SimHumanoid) and robot.robot_id == ROBOT
         yield robot
-    finally:
-        fleet.stop()
 
 
 @pytest.fixture

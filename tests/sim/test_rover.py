@@ -18,9 +18,9 @@ from app.bus.subscription import Subscription
 from app.codec.decode import decode, encoding_for
 from app.codec.fields import plain
 from app.codec.registry import registry
-from app.sim.fleet import SimFleet
 from app.sim.kinematics import Pose2D
 from app.sim.rover import SimRover
+from tests.sim.running import one_robot
 
 ROBOT = "rover-1"
 POINTS = 2_000  # the lidar is not under test here: keep it cheap
@@ -29,14 +29,9 @@ TRAFFIC = {"teleop": Traffic.TELEOP, "estop": Traffic.ESTOP}
 
 @pytest.fixture
 def rover(free_endpoint: str) -> Iterator[SimRover]:
-    fleet = SimFleet(["rover"], listen=[free_endpoint], points=POINTS)
-    robot = fleet.robots[0]
-    assert isinstance(robot, SimRover) and robot.robot_id == ROBOT
-    fleet.start()
-    try:
+    with one_robot("rover", free_endpoint, points=POINTS) as robot:
+        assert isinstance(robot, SimRover) and robot.robot_id == ROBOT
         yield robot
-    finally:
-        fleet.stop()
 
 
 @pytest.fixture
