@@ -88,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--points", type=int, default=200_000,
                      help="rover point-cloud size (default 200000)")
     command("demo", "run the simulated fleet in-process and print its live topics")
+    parser.add_argument("--no-sim", action="store_true",
+                        help="do not start the embedded simulated fleet (real robots)")
+    parser.add_argument("--self-test", action="store_true",
+                        help="check schemas, zenoh and every panel, then exit (0 = healthy)")
     return parser
 
 
@@ -240,6 +244,22 @@ def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     return 0
 
 
+def cmd_gui(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.qt.start import run_gui, self_test
+    from app.station.connection import ConnectionChoice
+
+    if args.self_test:
+        return self_test()
+    real = bool(args.no_sim or args.connect or args.zenoh_config)
+    choice = ConnectionChoice(
+        simulation=not real, mode=args.mode or "peer", endpoints=args.connect or [],
+        config_file=args.zenoh_config or "",
+    )
+    if real and not choice.endpoints and not choice.config_file:
+        choice.endpoints = [DEFAULT_ENDPOINT]
+    return run_gui(choice)
+
+
 def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     from app.sim.fleet import ROBOT_KINDS, SimFleet
 
@@ -264,13 +284,13 @@ def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 
 
 COMMANDS = {"robots": cmd_robots, "topics": cmd_topics, "echo": cmd_echo, "sim": cmd_sim,
-            "demo": cmd_demo}
+            "demo": cmd_demo, "gui": cmd_gui}
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     args = build_parser().parse_args(argv)
-    command = COMMANDS[args.command or "demo"]
+    command = COMMANDS[args.command or "gui"]
     try:
         return command(args, out)
     except CliError as exc:

@@ -1,0 +1,1 @@
+"""The thin Qt bridge: application start, frame clock, main window."""

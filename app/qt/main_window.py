@@ -1,0 +1,355 @@
+"""The main window: docks built through the panel registry, layouts, the frame tick,
+the status bar and the connection."""
+
+from __future__ import annotations
+
+import time
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, Qt, qVersion
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+)
+
+from app import resources
+from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layout
+from app.qt.frame_clock import FrameClock
+from app.qt.panel_api import Panel, PanelRegistry
+from app.station.connection import Connection, ConnectionChoice
+from app.station.feeds import Interest
+from app.station.frame import FrameBatch
+from app.station.station import Station
+
+TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this often
+AREAS = {
+    "left": Qt.DockWidgetArea.LeftDockWidgetArea,
+    "right": Qt.DockWidgetArea.RightDockWidgetArea,
+    "top": Qt.DockWidgetArea.TopDockWidgetArea,
+    "bottom": Qt.DockWidgetArea.BottomDockWidgetArea,
+}
+SESSION_COLOURS = {"online": "#3fb950", "connecting": "#d29922", "offline": "#f85149",
+                   "error": "#f85149"}
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, registry: PanelRegistry, choice: ConnectionChoice,
+                 config_dir: Path, start_clock: bool = True) -> None:
+        super().__init__()
+        self.registry = registry
+        self.config_dir = config_dir
+        self.connection = Connection(choice)
+        self.active_robot: str | None = None
+        self._panels: dict[str, Panel] = {}
+        self._docks: dict[str, QDockWidget] = {}
+        self._wanted: set[Interest] = set()
+        self._tables_at = 0.0
+        self._robots: list[Any] = []
+        self._topics: dict[str, Any] = {}
+        self.setWindowTitle("Fieldstation")
+        self.setWindowIcon(QIcon(str(resources.icon_path("fieldstation"))))
+        self.setDockNestingEnabled(True)
+        self.setDockOptions(QMainWindow.DockOption.AllowTabbedDocks
+                            | QMainWindow.DockOption.AllowNestedDocks
+                            | QMainWindow.DockOption.GroupedDragging)
+        self.setCentralWidget(None)
+        self._build_status_bar()
+        self._build_menus()
+        self.clock = FrameClock(self.tick, parent=self)
+        if start_clock:
+            self.clock.start()
+
+    # -- panels the registry builds ------------------------------------------------------
+    @property
+    def station(self) -> Station:
+        return self.connection.station
+
+    def panels(self) -> dict[str, Panel]:
+        return dict(self._panels)
+
+    def open_panel(self, panel_id: str, state: dict[str, Any] | None = None,
+                   object_name: str = "", area: str = "right") -> Panel:
+        cls = self.registry.get(panel_id)
+        if cls is None:
+            raise KeyError(f"no panel {panel_id!r}")
+        object_name = object_name or self._free_name(panel_id)
+        panel = cls(self)
+        if state:
+            panel.restore_state(state)
+        dock = QDockWidget(cls.title, self)
+        dock.setObjectName(object_name)
+        dock.setWidget(panel)  # type: ignore[arg-type]
+        dock.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dock.destroyed.connect(lambda _=None, name=object_name: self._forget(name))
+        self.addDockWidget(AREAS[area], dock)
+        self._panels[object_name] = panel
+        self._docks[object_name] = dock
+        return panel
+
+    def _free_name(self, panel_id: str) -> str:
+        n = 1
+        while f"{panel_id}#{n}" in self._docks:
+            n += 1
+        return f"{panel_id}#{n}"
+
+    def _forget(self, object_name: str) -> None:
+        panel = self._panels.pop(object_name, None)
+        self._docks.pop(object_name, None)
+        if panel is not None:
+            panel.shutdown()
+
+    def close_all_panels(self) -> None:
+        for name, dock in list(self._docks.items()):
+            self.removeDockWidget(dock)
+            self._forget(name)
+            dock.deleteLater()
+
+    def set_active_robot(self, robot_id: str | None) -> None:
+        self.active_robot = robot_id
+        self.station.active_robot = robot_id
+        self._robot_label.setText(f"Active: {robot_id}" if robot_id else "No active robot")
+
+    def show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 5000)
+
+    # -- the frame tick ------------------------------------------------------------------
+    def tick(self) -> None:
+        now = time.monotonic()
+        visible = [p for p in self._panels.values() if p.isVisible()]  # type: ignore[attr-defined]
+        wanted: set[Interest] = set()
+        for panel in visible:
+            wanted |= panel.interests()
+        if wanted != self._wanted:
+            self._wanted = wanted
+            self.station.set_interests(wanted)
+        tables_changed = now - self._tables_at >= TABLES_PERIOD_S
+        if tables_changed:
+            self._tables_at = now
+            self._robots = self.station.robots()
+            self._topics = self.station.topics()
+            self._refresh_status_bar()
+        batch = FrameBatch(now, self.station.status, self.active_robot, self._robots,
+                           self._topics, dict(self.station.feeds.latest),
+                           dict(self.station.feeds.series), tables_changed)
+        for panel in visible:
+            panel.update(batch)
+
+    # -- layouts ---------------------------------------------------------------------------
+    def current_layout(self, name: str = "") -> Layout:
+        docks = []
+        for object_name, panel in self._panels.items():
+            dock = self._docks[object_name]
+            area = {v: k for k, v in AREAS.items()}.get(self.dockWidgetArea(dock), "left")
+            docks.append(DockRecord(object_name, panel.panel_id, panel.save_state(), area,
+                                    floating=dock.isFloating()))
+        return Layout(name or "Current", docks, bytes(self.saveState().data()),
+                      bytes(self.saveGeometry().data()))
+
+    def apply_layout(self, layout: Layout) -> None:
+        """Replaces every dock. The layout was validated by parse_layout already."""
+        self.close_all_panels()
+        for record in layout.docks:
+            self.open_panel(record.panel_id, record.state, record.object_name, record.area)
+        for record in layout.docks:
+            dock = self._docks[record.object_name]
+            if record.tab_with and record.tab_with in self._docks:
+                self.tabifyDockWidget(self._docks[record.tab_with], dock)
+            dock.setFloating(record.floating)
+        if layout.geometry:
+            self.restoreGeometry(QByteArray(layout.geometry))
+        if layout.window_state:
+            self.restoreState(QByteArray(layout.window_state))
+
+    def load_layout_text(self, text: str | bytes, source: str) -> bool:
+        """Applies a layout, or explains why not and keeps the current one."""
+        try:
+            layout = parse_layout(text, [c.panel_id for c in self.registry.classes()], source)
+        except LayoutError as exc:
+            self._layout_refused(str(exc))
+            return False
+        self.apply_layout(layout)
+        return True
+
+    def _layout_refused(self, reason: str) -> None:
+        self.show_message(f"Layout not loaded: {reason}")
+        if self.isVisible():
+            QMessageBox.warning(self, "Layout not loaded",
+                                f"{reason}\n\nThe current layout is unchanged.")
+
+    def layouts_dir(self) -> Path:
+        return self.config_dir / "layouts"
+
+    def save_named_layout(self, name: str) -> Path:
+        path = self.layouts_dir() / f"{_safe_name(name)}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.current_layout(name).to_json())
+        return path
+
+    def load_named_layout(self, name: str) -> bool:
+        for folder in (self.layouts_dir(), resources.LAYOUTS):
+            path = folder / f"{_safe_name(name)}.json"
+            if path.is_file():
+                try:
+                    layout = read_layout(path, [c.panel_id for c in self.registry.classes()])
+                except LayoutError as exc:
+                    self._layout_refused(str(exc))
+                    return False
+                self.apply_layout(layout)
+                return True
+        self._layout_refused(f"no layout named {name!r}")
+        return False
+
+    def restore_last_layout(self) -> None:
+        last = self.config_dir / "last-layout.json"
+        if last.is_file() and self.load_layout_text(last.read_bytes(), "the last layout"):
+            return
+        self.load_named_layout(resources.DEFAULT_LAYOUT)
+
+    def _import_layout(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import layout", "", "Layouts (*.json)")
+        if path and self.load_layout_text(Path(path).read_bytes(), Path(path).name):
+            self.save_named_layout(Path(path).stem)
+
+    def _export_layout(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export layout", "layout.json",
+                                              "Layouts (*.json)")
+        if path:
+            Path(path).write_text(self.current_layout(Path(path).stem).to_json())
+
+    def _save_layout_as(self) -> None:
+        name, ok = QInputDialog.getText(self, "Save layout", "Layout name:")
+        if ok and name.strip():
+            self.save_named_layout(name.strip())
+            self._fill_layouts_menu()
+
+    # -- connection -----------------------------------------------------------------------
+    def reconnect(self, choice: ConnectionChoice) -> None:
+        old = self.connection
+        self.connection = Connection(choice)
+        self._wanted = set()
+        old.close()
+        self.set_active_robot(None)
+        self._refresh_status_bar()
+
+    def _open_connection_dialog(self) -> None:
+        from app.qt.connection_dialog import ConnectionDialog
+
+        dialog = ConnectionDialog(self.connection.choice, self)
+        if dialog.exec():
+            self.reconnect(dialog.choice())
+
+    # -- chrome ----------------------------------------------------------------------------
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self._sim_badge = QLabel(" SIMULATION ")
+        self._sim_badge.setStyleSheet("background:#d29922;color:#111;font-weight:bold;"
+                                      "border-radius:3px;padding:1px 6px;")
+        self._session_label = QLabel()
+        self._robots_label = QLabel()
+        self._errors_label = QLabel()
+        self._robot_label = QLabel("No active robot")
+        for widget in (self._sim_badge, self._session_label, self._robots_label,
+                       self._errors_label, self._robot_label):
+            bar.addPermanentWidget(widget)
+        self._refresh_status_bar()
+
+    def _refresh_status_bar(self) -> None:
+        status = self.station.status
+        self._sim_badge.setVisible(status.simulation)
+        colour = SESSION_COLOURS.get(status.session, "#aaa")
+        where = self.connection.choice.describe()
+        self._session_label.setText(f"<span style='color:{colour}'>●</span> {status.session}"
+                                    f" — {where}")
+        self._session_label.setToolTip(status.detail or where)
+        self._robots_label.setText(f"{status.robots_online} robot"
+                                   f"{'' if status.robots_online == 1 else 's'} online")
+        errors = status.decode_errors
+        self._errors_label.setText(f"{errors} decode error{'' if errors == 1 else 's'}")
+        self._errors_label.setStyleSheet("color:#f85149;" if errors else "")
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        self._action(file_menu, "&Connect…", "Ctrl+K", self._open_connection_dialog)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+
+        self._layouts_menu = menu.addMenu("&Layouts")
+        self._fill_layouts_menu()
+
+        view = menu.addMenu("&View")
+        add = view.addMenu("&Add panel")
+        for n, cls in enumerate(self.registry.classes(), start=1):
+            self._action(add, cls.title, f"Ctrl+{n}" if n < 10 else None,
+                         lambda _=False, pid=cls.panel_id: self.open_panel(pid))
+        view.addSeparator()
+        self._action(view, "&Full screen", QKeySequence.StandardKey.FullScreen,
+                     self._toggle_full_screen)
+
+        help_menu = menu.addMenu("&Help")
+        self._action(help_menu, "&About Fieldstation", None, self._about)
+
+    def _fill_layouts_menu(self) -> None:
+        menu = self._layouts_menu
+        menu.clear()
+        names = resources.default_layout_names()
+        saved = sorted(p.stem for p in self.layouts_dir().glob("*.json")) \
+            if self.layouts_dir().is_dir() else []
+        for name in names + [n for n in saved if n not in names]:
+            self._action(menu, name, None, lambda _=False, n=name: self.load_named_layout(n))
+        menu.addSeparator()
+        self._action(menu, "&Save layout…", QKeySequence.StandardKey.Save, self._save_layout_as)
+        self._action(menu, "&Import layout…", QKeySequence.StandardKey.Open,
+                     self._import_layout)
+        self._action(menu, "&Export layout…", "Ctrl+E", self._export_layout)
+
+    def _action(self, menu: QMenu, text: str, shortcut: Any, slot: Any) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _toggle_full_screen(self) -> None:
+        self.showNormal() if self.isFullScreen() else self.showFullScreen()
+
+    def about_text(self) -> str:
+        import capnp
+
+        def dist(name: str) -> str:
+            try:
+                return version(name)
+            except PackageNotFoundError:
+                return "?"
+
+        return (f"<b>Fieldstation {dist('fieldstation')}</b><br>"
+                "Robot visualisation and teleoperation over Zenoh and Cap'n Proto.<br><br>"
+                f"Qt {qVersion()} (PySide6 {dist('PySide6-Essentials')})<br>"
+                f"Zenoh {dist('eclipse-zenoh')}<br>pycapnp {capnp.__version__}")
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About Fieldstation", self.about_text())
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.clock.stop()
+        try:
+            self.config_dir.mkdir(parents=True, exist_ok=True)
+            (self.config_dir / "last-layout.json").write_text(self.current_layout().to_json())
+        except OSError as exc:
+            self.show_message(f"could not save the layout: {exc}")
+        self.close_all_panels()
+        self.connection.close()
+        super().closeEvent(event)
+
+
+def _safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in " -_" else "_" for c in name).strip() or "layout"

@@ -1,0 +1,61 @@
+"""The contract between the main window and the panels it docks.
+
+The window never imports ``panels``: the panel registry is found through the
+``fieldstation.panels`` entry point, and the window talks to panels only through these
+protocols. A panel is a QWidget with a stable ``panel_id`` (saved layouts name it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from app.station.feeds import Interest
+from app.station.frame import FrameBatch
+from app.station.station import Station
+
+TOPIC_MIME = "application/x-fieldstation-topic"  # drag payload: JSON {"key", "type"}
+
+
+class PanelHost(Protocol):
+    """What a panel may ask of the window it lives in."""
+
+    @property
+    def station(self) -> Station: ...
+
+    def open_panel(self, panel_id: str, state: dict[str, Any] | None = None) -> Any: ...
+
+    def set_active_robot(self, robot_id: str | None) -> None: ...
+
+    def show_message(self, text: str) -> None: ...
+
+
+class Panel(Protocol):
+    panel_id: str
+    title: str
+    accepts: frozenset[str]  # input kinds: "topic" (a key), "field" (key + path), "robot"
+
+    def interests(self) -> set[Interest]: ...
+
+    def update(self, batch: FrameBatch) -> None: ...
+
+    def save_state(self) -> dict[str, Any]: ...
+
+    def restore_state(self, state: dict[str, Any]) -> None: ...
+
+    def accept_topic(self, key: str, type_name: str) -> bool: ...
+
+    def shutdown(self) -> None: ...
+
+
+class PanelClass(Protocol):
+    panel_id: str
+    title: str
+    accepts: frozenset[str]
+
+    def __call__(self, host: PanelHost) -> Panel: ...
+
+
+class PanelRegistry(Protocol):
+    def classes(self) -> list[PanelClass]: ...
+
+    def get(self, panel_id: str) -> PanelClass | None: ...

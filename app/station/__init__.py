@@ -1,0 +1,1 @@
+"""The station model: what the window shows, kept up to date off the GUI thread (Qt-free)."""

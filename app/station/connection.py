@@ -1,0 +1,65 @@
+"""How the station connects: the embedded simulated fleet, or real robots."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass, field
+
+from app.bus.config import BusConfig
+from app.station.embedded_sim import EmbeddedSim
+from app.station.station import Station
+
+
+@dataclass
+class ConnectionChoice:
+    simulation: bool = True  # start the embedded fleet and connect to it
+    mode: str = "peer"
+    endpoints: list[str] = field(default_factory=list)
+    config_file: str = ""
+
+    def describe(self) -> str:
+        if self.simulation:
+            return "embedded simulated fleet"
+        return ", ".join(self.endpoints) or self.config_file or "loopback"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"simulation": self.simulation, "mode": self.mode,
+                "endpoints": list(self.endpoints), "config_file": self.config_file}
+
+    @classmethod
+    def from_dict(cls, data: object) -> ConnectionChoice:
+        if not isinstance(data, dict):
+            return cls()
+        endpoints = data.get("endpoints", [])
+        return cls(
+            simulation=bool(data.get("simulation", True)),
+            mode="client" if data.get("mode") == "client" else "peer",
+            endpoints=[str(e) for e in endpoints] if isinstance(endpoints, list) else [],
+            config_file=str(data.get("config_file") or ""),
+        )
+
+
+def free_loopback_endpoint() -> str:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"tcp/127.0.0.1:{sock.getsockname()[1]}"
+
+
+class Connection:
+    """A station and, for the simulation, the fleet process it talks to."""
+
+    def __init__(self, choice: ConnectionChoice) -> None:
+        self.choice = choice
+        self.sim: EmbeddedSim | None = None
+        if choice.simulation:
+            self.sim = EmbeddedSim(free_loopback_endpoint())
+            config = self.sim.bus_config()
+        else:
+            config = BusConfig.from_env(mode=choice.mode, connect=list(choice.endpoints),
+                                        config_file=choice.config_file or None)
+        self.station = Station(config, simulation=choice.simulation)
+
+    def close(self) -> None:
+        self.station.close()
+        if self.sim is not None:
+            self.sim.stop()

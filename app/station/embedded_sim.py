@@ -1,0 +1,39 @@
+"""The embedded simulated fleet, in its own process so it never steals the GUI's time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from app.bus.config import BusConfig
+
+
+def sim_command(endpoint: str, robots: str = "rover,humanoid,car") -> list[str]:
+    """The command that runs ``fieldstation sim`` from source or from the bundle."""
+    frozen = getattr(sys, "frozen", False)
+    base = [sys.executable] if frozen else [sys.executable, "-m", "app.cli"]
+    return [*base, "sim", "--robots", robots, "--listen", endpoint]
+
+
+class EmbeddedSim:
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+        self._process = subprocess.Popen(
+            sim_command(endpoint), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        )
+
+    def bus_config(self) -> BusConfig:
+        return BusConfig(mode="peer", connect=[self.endpoint])
+
+    @property
+    def running(self) -> bool:
+        return self._process.poll() is None
+
+    def stop(self) -> None:
+        if self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()

@@ -1,0 +1,205 @@
+"""Feeds: decoded data for what visible panels want, coalesced to the frame rate.
+
+Panels declare interests (the latest message of a key; a numeric field of a key as a
+time series). The zenoh thread only files raw samples for keys someone wants; a decode
+thread turns them into display values; the GUI thread's frame tick takes a snapshot.
+Keys nobody wants are never decoded: hidden panels cost nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from app.bus.subscription import RawSample
+from app.codec.decode import DecodedMessage, decode
+from app.codec.errors import DecodeError
+from app.codec.fields import get_path, plain
+from app.codec.stamps import best_time
+
+INSPECT_MAX_LIST = 16
+SERIES_CAPACITY = 1_000_000  # points per series; the oldest are dropped past this
+PENDING_PER_KEY = 4096  # raw samples waiting for the series decoder, per key
+
+
+@dataclass(frozen=True)
+class Latest:
+    """Wants the newest message of ``key``, as a plain tree for display."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class Series:
+    """Wants a numeric field of every message of ``key`` over time."""
+
+    key: str
+    path: str
+
+
+Interest = Latest | Series
+
+
+@dataclass
+class LatestValue:
+    key: str
+    type_name: str
+    tree: dict[str, Any]
+    stamp: float
+    clock: str
+    size: int
+    seq: int
+    error: str = ""  # the last decode failure on this key, shown instead of stale data
+
+
+class SeriesBuffer:
+    """A growable ring of (time, value) pairs; appended by the decode thread."""
+
+    def __init__(self, capacity: int = SERIES_CAPACITY) -> None:
+        self.capacity = capacity
+        self._t = np.empty(1024)
+        self._y = np.empty(1024)
+        self._n = 0
+        self._lock = threading.Lock()
+        self.version = 0
+        self.error = ""
+
+    def append(self, t: float, y: float) -> None:
+        with self._lock:
+            if self._n == len(self._t):
+                if self._n >= self.capacity:
+                    keep = self.capacity // 2
+                    self._t[:keep] = self._t[self._n - keep : self._n]
+                    self._y[:keep] = self._y[self._n - keep : self._n]
+                    self._n = keep
+                else:
+                    self._t = np.resize(self._t, min(self.capacity, 2 * len(self._t)))
+                    self._y = np.resize(self._y, len(self._t))
+            self._t[self._n] = t
+            self._y[self._n] = y
+            self._n += 1
+            self.version += 1
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the data, safe to hand to the GUI thread."""
+        with self._lock:
+            return self._t[: self._n].copy(), self._y[: self._n].copy()
+
+    def __len__(self) -> int:
+        return self._n
+
+
+@dataclass
+class _KeyState:
+    latest_raw: RawSample | None = None
+    latest_done: int = 0
+    pending: deque[RawSample] = field(default_factory=lambda: deque(maxlen=PENDING_PER_KEY))
+
+
+class FeedHub:
+    def __init__(self) -> None:
+        self._interests: dict[Interest, int] = defaultdict(int)
+        self._keys: dict[str, _KeyState] = {}
+        self._series_keys: dict[str, list[Series]] = {}
+        self.latest: dict[str, LatestValue] = {}
+        self.series: dict[Series, SeriesBuffer] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="feed-decoder", daemon=True)
+        self._thread.start()
+
+    # -- interests (GUI thread) ----------------------------------------------------------
+    def set_interests(self, wanted: set[Interest]) -> None:
+        """Replaces what is wanted; data for keys no longer wanted is dropped."""
+        with self._lock:
+            self._interests = defaultdict(int, dict.fromkeys(wanted, 1))
+            keys = {i.key for i in wanted}
+            self._keys = {k: self._keys.get(k) or _KeyState() for k in keys}
+            self._series_keys = defaultdict(list)
+            for interest in wanted:
+                if isinstance(interest, Series):
+                    self._series_keys[interest.key].append(interest)
+                    self.series.setdefault(interest, SeriesBuffer())
+            for stale in [s for s in self.series if s not in wanted]:
+                del self.series[stale]
+            for stale in [k for k in self.latest if Latest(k) not in wanted]:
+                del self.latest[stale]
+
+    # -- the zenoh thread --------------------------------------------------------------
+    def offer(self, sample: RawSample) -> None:
+        state = self._keys.get(sample.key)
+        if state is None:
+            return
+        state.latest_raw = sample
+        if sample.key in self._series_keys:
+            state.pending.append(sample)
+        self._wake.set()
+
+    # -- the decode thread -----------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(0.5)
+            self._wake.clear()
+            with self._lock:
+                keys = list(self._keys.items())
+                series_keys = {k: list(v) for k, v in self._series_keys.items()}
+            for key, state in keys:
+                self._decode_series(state, series_keys.get(key, []))
+                self._decode_latest(key, state)
+
+    def _decode_latest(self, key: str, state: _KeyState) -> None:
+        sample = state.latest_raw
+        if sample is None or sample.seq == state.latest_done or Latest(key) not in self._interests:
+            return
+        state.latest_done = sample.seq
+        try:
+            message = decode(sample.encoding, sample.payload, sample.attachment)
+            tree = plain(message.root, max_list=INSPECT_MAX_LIST)
+        except DecodeError as exc:
+            previous = self.latest.get(key)
+            if previous is not None:
+                previous.error = str(exc)
+            return
+        stamp, clock = best_time(message.root, sample.source_time, sample.received)
+        self.latest[key] = LatestValue(key, message.type_name, tree, stamp, clock,
+                                       len(sample.payload), sample.seq)
+
+    def _decode_series(self, state: _KeyState, wanted: list[Series]) -> None:
+        while state.pending:
+            sample = state.pending.popleft()
+            if not wanted:
+                continue
+            try:
+                message = decode(sample.encoding, sample.payload, sample.attachment)
+            except DecodeError as exc:
+                for interest in wanted:
+                    buffer = self.series.get(interest)
+                    if buffer is not None:
+                        buffer.error = str(exc)
+                continue
+            stamp, _ = best_time(message.root, sample.source_time, sample.received)
+            for interest in wanted:
+                self._append(interest, message, stamp)
+
+    def _append(self, interest: Series, message: DecodedMessage, stamp: float) -> None:
+        buffer = self.series.get(interest)
+        if buffer is None:
+            return
+        try:
+            value = get_path(message.root, interest.path)
+        except DecodeError as exc:
+            buffer.error = str(exc)
+            return
+        if isinstance(value, bool | int | float) and math.isfinite(float(value)):
+            buffer.append(stamp, float(value))
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=2)

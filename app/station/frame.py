@@ -1,0 +1,21 @@
+"""What the frame clock hands each visible panel once per tick."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.bus.stats import TopicStats
+from app.station.feeds import LatestValue, Series, SeriesBuffer
+from app.station.robots import RobotInfo, StationStatus
+
+
+@dataclass
+class FrameBatch:
+    now: float  # time.monotonic() of the tick
+    status: StationStatus
+    active_robot: str | None = None
+    robots: list[RobotInfo] = field(default_factory=list)
+    topics: dict[str, TopicStats] = field(default_factory=dict)
+    latest: dict[str, LatestValue] = field(default_factory=dict)
+    series: dict[Series, SeriesBuffer] = field(default_factory=dict)
+    tables_changed: bool = False  # robots/topics were refreshed this tick (a few Hz)

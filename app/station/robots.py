@@ -1,0 +1,61 @@
+"""What the station knows of each robot: presence, catalog and vitals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.bus.catalog import Catalog
+
+
+@dataclass
+class RobotInfo:
+    robot_id: str
+    online: bool = False
+    changed: float = 0.0  # time.monotonic() of the last online/offline change
+    catalog: Catalog | None = None
+    battery_pct: float | None = None
+    mode: str = ""
+    estop: bool = False
+    last_data: float | None = None  # time.monotonic() of its newest sample
+
+    @property
+    def model(self) -> str:
+        return self.catalog.model if self.catalog else ""
+
+    @property
+    def name(self) -> str:
+        return self.catalog.name if self.catalog and self.catalog.name else self.robot_id
+
+    @property
+    def families(self) -> list[str]:
+        return self.catalog.families if self.catalog else []
+
+
+@dataclass(frozen=True)
+class Vital:
+    """Where a robot's battery or mode is found: a key suffix, a type and a field path."""
+
+    suffix: str
+    type_name: str
+    path: str
+    what: str  # "battery" | "mode" | "estop"
+
+
+# The vitals of each family the station reads for the robots panel.
+VITALS = (
+    Vital("uplink/battery", "fleet.Uplink", "battery.percentage", "battery"),
+    Vital("uplink/status", "fleet.Uplink", "status.mode", "mode"),
+    Vital("uplink/status", "fleet.Uplink", "status.estop", "estop"),
+)
+# bow robots report their battery inside InteroceptionSample, on any key.
+BOW_BATTERY = ("bow.InteroceptionSample", "battery.percentage")
+
+
+@dataclass
+class StationStatus:
+    session: str = "connecting"  # connecting | online | offline | error
+    detail: str = ""
+    simulation: bool = False
+    robots_online: int = 0
+    decode_errors: int = 0
+    endpoints: list[str] = field(default_factory=list)

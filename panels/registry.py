@@ -1,0 +1,29 @@
+"""The one panel registry; the main window builds docks only through it."""
+
+from __future__ import annotations
+
+from app.qt.panel_api import PanelClass
+
+
+class Registry:
+    def __init__(self, classes: list[PanelClass]) -> None:
+        ids = [c.panel_id for c in classes]
+        if len(set(ids)) != len(ids) or not all(ids):
+            raise ValueError(f"panel ids must be unique and non-empty: {ids}")
+        self._classes = {c.panel_id: c for c in classes}
+
+    def classes(self) -> list[PanelClass]:
+        return list(self._classes.values())
+
+    def get(self, panel_id: str) -> PanelClass | None:
+        return self._classes.get(panel_id)
+
+
+def load() -> Registry:
+    """Every shipped panel (the ``fieldstation.panels`` entry point names this)."""
+    from panels.inspector import InspectorPanel
+    from panels.plot import PlotPanel
+    from panels.robots import RobotsPanel
+    from panels.topics import TopicsPanel
+
+    return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel])

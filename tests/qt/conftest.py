@@ -1,0 +1,66 @@
+"""GUI fixtures: ``make_main_window`` builds windows like napari's ``make_napari_viewer``:
+hidden unless asked, closed at teardown, and the test fails if it leaked a top-level widget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from app.qt.application import create_application
+from app.qt.main_window import MainWindow
+from app.qt.start import panel_registry
+from app.sim.fleet import SimFleet
+from app.station.connection import ConnectionChoice
+
+
+@pytest.fixture(scope="session")
+def qapp_cls():  # pytest-qt: our own application setup (palette, names)
+    create_application()
+    return type(QApplication.instance())
+
+
+@pytest.fixture
+def fleet(free_endpoint: str) -> Iterator[SimFleet]:
+    """The simulated rover, humanoid and car in this process, on a free port."""
+    with SimFleet(["rover", "humanoid", "car"], listen=[free_endpoint], points=20_000) as f:
+        yield f
+
+
+@pytest.fixture
+def make_main_window(qapp, tmp_path: Path, free_endpoint: str,
+                     monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., MainWindow]]:
+    monkeypatch.setenv("FIELDSTATION_CONFIG_DIR", str(tmp_path / "config"))
+    before = {id(w) for w in QApplication.topLevelWidgets()}
+    windows: list[MainWindow] = []
+
+    def make(show: bool = False, choice: ConnectionChoice | None = None,
+             **options: Any) -> MainWindow:
+        choice = choice or ConnectionChoice(simulation=False, endpoints=[free_endpoint])
+        window = MainWindow(panel_registry(), choice, tmp_path / "config", **options)
+        windows.append(window)
+        if show:
+            window.resize(1200, 800)
+            window.show()
+        return window
+
+    try:
+        yield make
+    finally:
+        for window in windows:
+            window.close()
+            window.deleteLater()
+        QApplication.processEvents()
+        QApplication.sendPostedEvents(None, 0)
+        QApplication.processEvents()
+        leaked = [w for w in QApplication.topLevelWidgets()
+                  if id(w) not in before and w.isVisible()]
+        if leaked:
+            names = ", ".join(f"{type(w).__name__}({w.objectName() or w.windowTitle()})"
+                              for w in leaked)
+            for widget in leaked:
+                widget.close()
+            pytest.fail(f"test leaked top-level widgets: {names}")

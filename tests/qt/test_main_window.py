@@ -1,0 +1,23 @@
+"""The main window on the real simulated fleet over real zenoh."""
+
+from __future__ import annotations
+
+from tests.bus.helpers import wait_for
+
+
+def test_every_registered_panel_opens_in_its_own_dock(make_main_window) -> None:
+    window = make_main_window()
+    for cls in window.registry.classes():
+        window.open_panel(cls.panel_id)
+        window.open_panel(cls.panel_id)  # several instances of a type
+    names = sorted(window.panels())
+    assert len(names) == 2 * len(window.registry.classes())
+    assert len(set(names)) == len(names)
+
+
+def test_status_bar_shows_robots_online(make_main_window, fleet, qtbot) -> None:
+    window = make_main_window(show=True)
+    qtbot.waitUntil(lambda: window.station.status.session == "online", timeout=10_000)
+    qtbot.waitUntil(lambda: "3 robots online" in window._robots_label.text(), timeout=10_000)
+    wait_for(lambda: {r.robot_id for r in window.station.robots() if r.catalog} ==
+             {"rover-1", "humanoid-1", "car-1"}, timeout=10)
