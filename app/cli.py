@@ -87,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="comma-separated: rover, humanoid, car (default all)")
     sim.add_argument("--points", type=int, default=200_000,
                      help="rover point-cloud size (default 200000)")
+    sim.add_argument("--exit-with-stdin", action="store_true",
+                     help="stop when standard input closes (the app's embedded fleet uses this "
+                          "so the fleet never outlives the app)")
     command("demo", "run the simulated fleet in-process and print its live topics")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not start the embedded simulated fleet (real robots)")
@@ -211,10 +214,16 @@ def _clock(stamp: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(stamp)) + f".{int(stamp % 1 * 1000):03d}"
 
 
-def _wait_for_signal() -> None:
+def _wait_for_signal(exit_with_stdin: bool = False) -> None:
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
+    if exit_with_stdin:
+        def watch() -> None:
+            sys.stdin.buffer.read()  # returns at end of file: the parent has gone
+            stop.set()
+
+        threading.Thread(target=watch, name="parent-watch", daemon=True).start()
     while not stop.wait(0.5):
         pass
 
@@ -238,7 +247,7 @@ def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
         out(f"simulated fleet on {where}: "
             + ", ".join(f"{r.robot_id} ({r.model})" for r in fleet.robots)
             + " — Ctrl-C to stop")
-        _wait_for_signal()
+        _wait_for_signal(args.exit_with_stdin)
     finally:
         fleet.stop()
     return 0

@@ -12,14 +12,16 @@ def sim_command(endpoint: str, robots: str = "rover,humanoid,car") -> list[str]:
     """The command that runs ``fieldstation sim`` from source or from the bundle."""
     frozen = getattr(sys, "frozen", False)
     base = [sys.executable] if frozen else [sys.executable, "-m", "app.cli"]
-    return [*base, "sim", "--robots", robots, "--listen", endpoint]
+    return [*base, "sim", "--robots", robots, "--listen", endpoint, "--exit-with-stdin"]
 
 
 class EmbeddedSim:
     def __init__(self, endpoint: str) -> None:
         self.endpoint = endpoint
+        # The fleet watches its stdin: when this process dies, however it dies, the pipe
+        # closes and the fleet stops instead of streaming on as an orphan.
         self._process = subprocess.Popen(
-            sim_command(endpoint), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            sim_command(endpoint), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
         )
 
     def bus_config(self) -> BusConfig:
@@ -30,6 +32,8 @@ class EmbeddedSim:
         return self._process.poll() is None
 
     def stop(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
         if self._process.poll() is None:
             self._process.terminate()
             try:
