@@ -28,6 +28,9 @@ class DockRecord:
     area: str = "left"  # used when the layout carries no Qt window state
     tab_with: str = ""  # object_name of a dock to tab this one with
     floating: bool = False
+    # [width, height] as fractions of the window, for layouts without a Qt window state
+    # (the shipped defaults, which must suit any screen); empty: Qt decides.
+    size: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -101,8 +104,16 @@ def _dock(item: Any, index: int, known: set[str], names: set[str], source: str) 
     area = item.get("area", "left")
     if not isinstance(state, dict) or area not in AREAS:
         raise LayoutError(f"{where}: state must be an object and area one of {AREAS}")
+    size = item.get("size", [])
+    if not isinstance(size, list) or (size and (
+            len(size) != 2 or not all(_is_fraction(x) for x in size))):
+        raise LayoutError(f"{where}: size must be [width, height], fractions of the window")
     return DockRecord(object_name, panel_id, state, area, str(item.get("tab_with") or ""),
-                      bool(item.get("floating", False)))
+                      bool(item.get("floating", False)), [float(x) for x in size])
+
+
+def _is_fraction(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 1
 
 
 def _b64(data: bytes) -> str:

@@ -101,3 +101,19 @@ def human_bytes_per_s(bps: float) -> str:
             return f"{bps:.0f} {unit}" if unit == "B/s" else f"{bps:.1f} {unit}"
         bps /= 1000
     return ""
+
+
+def human_age(seconds: float | None) -> str:
+    """How long ago: "0.2 s", "12 s", "3 min", "2 h"; "—" when unknown."""
+    if seconds is None or not math.isfinite(seconds):
+        return "—"
+    seconds = max(0.0, seconds)
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} min"
+    if seconds < 86400:
+        return f"{seconds // 3600:.0f} h"
+    return f"{seconds // 86400:.0f} d"

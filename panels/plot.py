@@ -1,10 +1,272 @@
-"""Plot panel (being written)."""
+"""Plot panel: numeric fields of any topics over time, by field path."""
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QToolButton,
+    QVBoxLayout,
+)
+
+from app.qt.panel_api import PanelHost
+from app.station.feeds import Interest, Series, SeriesBuffer
+from app.station.frame import FrameBatch
 from panels.base import PanelBase
+from panels.schema_info import plot_paths
+from widgets.choice_box import ChoiceBox
+from widgets.plot_view import PlotView
+
+WINDOWS_S = {10: "10 s", 30: "30 s", 60: "1 min", 300: "5 min", 600: "10 min"}
+MIN_WINDOW_S, MAX_WINDOW_S = 10, 600
+DEFAULT_WINDOW_S = 60
+EMPTY_AFTER = 3  # messages on a key with no numeric value at the path before we say so
+
+
+@dataclass
+class _Line:
+    interest: Series
+    buffer: SeriesBuffer | None = None
+    version: int = -1
+    count_at_start: int | None = None  # the topic's message count when first seen
+
+    @property
+    def series_id(self) -> str:
+        return f"{self.interest.key}:{self.interest.path}"
 
 
 class PlotPanel(PanelBase):
     panel_id = "plot"
     title = "Plot"
+    accepts = frozenset({"topic", "field"})
+
+    def __init__(self, host: PanelHost) -> None:
+        super().__init__(host)
+        self._lines: list[_Line] = []
+        self._window_s: float = DEFAULT_WINDOW_S
+        self._topics: dict[str, Any] = {}
+        self.view = PlotView()
+        self.view.pausedChanged.connect(self._on_view_paused)
+
+        self.add_button = QToolButton(text="+ Series")
+        self.add_button.setToolTip("Plot a numeric field of a topic")
+        self.add_button.clicked.connect(lambda: self.open_picker())
+        self.series_button = QToolButton(text="Series")
+        self.series_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.series_button.setMenu(QMenu(self.series_button))
+        self.series_button.menu().setToolTipsVisible(True)
+        self.series_button.menu().aboutToShow.connect(self._fill_series_menu)
+        self.window_box = QComboBox()
+        self.window_box.setToolTip("Time window")
+        for seconds, text in WINDOWS_S.items():
+            self.window_box.addItem(text, seconds)
+        self.window_box.currentIndexChanged.connect(
+            lambda _: self.set_window(self.window_box.currentData()))
+        self.axis_box = QComboBox()
+        self.axis_box.addItems(["Relative time", "Wall clock"])
+        self.axis_box.setToolTip("x axis: seconds before now, or local time of day")
+        self.axis_box.currentIndexChanged.connect(lambda i: self.view.set_wall_clock(i == 1))
+        self.pause_button = QToolButton(text="Pause", checkable=True)
+        self.pause_button.setToolTip("Stop following (data keeps arriving); zooming or "
+                                     "panning with the mouse pauses too")
+        self.pause_button.toggled.connect(self.set_paused)
+        bar = QHBoxLayout()
+        for widget in (self.add_button, self.series_button):
+            bar.addWidget(widget)
+        bar.addStretch(1)
+        for widget in (self.window_box, self.axis_box, self.pause_button):
+            bar.addWidget(widget)
+
+        self.picker = QFrame()
+        self.topic_box = ChoiceBox("Topic key")
+        self.topic_box.currentTextChanged.connect(self._on_picker_topic)
+        self.path_box = ChoiceBox("Field path, e.g. motion.velocity.linearMps")
+        self.path_box.lineEdit().returnPressed.connect(self._add_from_picker)
+        add = QToolButton(text="Add")
+        add.clicked.connect(self._add_from_picker)
+        cancel = QToolButton(text="✕")
+        cancel.setToolTip("Close")
+        cancel.clicked.connect(self.picker.hide)
+        picker = QHBoxLayout(self.picker)
+        picker.setContentsMargins(0, 0, 0, 0)
+        picker.addWidget(self.topic_box, 3)
+        picker.addWidget(self.path_box, 2)
+        picker.addWidget(add)
+        picker.addWidget(cancel)
+        self.picker.hide()
+
+        self.hint = QLabel("Drop a topic here, or click + Series to plot a numeric field")
+        self.hint.setStyleSheet("color:#82868c;")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(self.picker)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.view, 1)
+        self._set_window_box(DEFAULT_WINDOW_S)
+
+    # -- the panel contract --------------------------------------------------------------
+    def interests(self) -> set[Interest]:
+        return {line.interest for line in self._lines}
+
+    def accept_topic(self, key: str, type_name: str) -> bool:
+        self.open_picker(key, type_name)
+        return True
+
+    def save_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = {
+            "series": [{"key": ln.interest.key, "path": ln.interest.path} for ln in self._lines],
+            "window_s": self._window_s,
+            "paused": self.view.paused,
+        }
+        if self.view.wall_clock:
+            state["time_axis"] = "wall"
+        return state
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        self.clear_series()
+        problems = []
+        series = state.get("series", [])
+        for entry in series if isinstance(series, list) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("key"), str) and \
+                    isinstance(entry.get("path"), str):
+                self.add_series(entry["key"], entry["path"])
+            else:
+                problems.append(f"series {entry!r}")
+        if not isinstance(series, list):
+            problems.append("series")
+        window = state.get("window_s", DEFAULT_WINDOW_S)
+        if isinstance(window, Real) and not isinstance(window, bool) and \
+                MIN_WINDOW_S <= window <= MAX_WINDOW_S:
+            self.set_window(window)
+        else:
+            problems.append(f"window_s {window!r}")
+        self.set_paused(state.get("paused") is True)
+        self.axis_box.setCurrentIndex(1 if state.get("time_axis") == "wall" else 0)
+        if problems:
+            self.host.show_message("Plot: ignored " + ", ".join(problems))
+
+    def update(self, batch: FrameBatch) -> None:  # type: ignore[override]
+        if batch.tables_changed:
+            self._topics = batch.topics
+            if self.picker.isVisible():
+                self.topic_box.set_choices(sorted(self._topics))
+        for line in self._lines:
+            buffer = batch.series.get(line.interest)
+            if buffer is not line.buffer:  # first asked for, or again after being hidden
+                line.buffer, line.version, line.count_at_start = buffer, -1, None
+            if buffer is not None and batch.tables_changed and line.count_at_start is None:
+                stats = self._topics.get(line.interest.key)  # counted after we asked
+                line.count_at_start = stats.count if stats is not None else 0
+            if buffer is not None and buffer.version != line.version:
+                line.version = buffer.version
+                self.view.set_data(line.series_id, *buffer.arrays())
+            self._show_status(line, buffer)
+        self.view.advance(time.time())
+
+    # -- what the user does ----------------------------------------------------------------
+    def add_series(self, key: str, path: str) -> bool:
+        key, path = key.strip(), path.strip()
+        interest = Series(key, path)
+        if not key or not path or any(ln.interest == interest for ln in self._lines):
+            return False
+        line = _Line(interest)
+        self._lines.append(line)
+        self.view.add_series(line.series_id, line.series_id)
+        self.hint.hide()
+        return True
+
+    def remove_series(self, key: str, path: str) -> None:
+        for line in [ln for ln in self._lines if ln.interest == Series(key, path)]:
+            self._lines.remove(line)
+            self.view.remove_series(line.series_id)
+        self.hint.setVisible(not self._lines)
+
+    def clear_series(self) -> None:
+        for key, path in self.series():
+            self.remove_series(key, path)
+
+    def series(self) -> list[tuple[str, str]]:
+        return [(ln.interest.key, ln.interest.path) for ln in self._lines]
+
+    def set_window(self, seconds: float) -> None:
+        self._window_s = seconds
+        self._set_window_box(seconds)
+        self.view.set_window(seconds)
+
+    def set_paused(self, paused: bool) -> None:
+        self.view.set_paused(paused)
+        self._on_view_paused(paused)
+
+    def open_picker(self, key: str = "", type_name: str = "") -> None:
+        """Shows the series picker, for ``key`` if given (its first numeric field chosen)."""
+        self.topic_box.set_choices(sorted(self._topics), key)
+        self._on_picker_topic(key, type_name)
+        self.picker.show()
+        (self.path_box if key else self.topic_box).setFocus()
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _on_picker_topic(self, key: str, type_name: str = "") -> None:
+        stats = self._topics.get(key)
+        type_name = type_name or (stats.type_name if stats is not None else "")
+        paths = plot_paths(type_name, key) if type_name else []
+        self.path_box.set_choices(paths, paths[0] if paths else "")
+
+    def _add_from_picker(self) -> None:
+        key, path = self.topic_box.currentText().strip(), self.path_box.currentText().strip()
+        if not key or not path:
+            self.host.show_message("Plot: choose a topic and a field path")
+            return
+        if not self.add_series(key, path):
+            self.host.show_message(f"Plot: {key}:{path} is plotted already")
+            return
+        self.picker.hide()
+
+    def _on_view_paused(self, paused: bool) -> None:
+        if self.pause_button.isChecked() != paused:
+            self.pause_button.setChecked(paused)
+        self.pause_button.setText("Follow" if paused else "Pause")
+
+    def _set_window_box(self, seconds: float) -> None:
+        index = self.window_box.findData(seconds)
+        if index < 0:  # a saved window that is not one of ours (kept as it was)
+            self.window_box.addItem(f"{seconds:g} s", seconds)
+            index = self.window_box.count() - 1
+        if index != self.window_box.currentIndex():
+            self.window_box.blockSignals(True)
+            self.window_box.setCurrentIndex(index)
+            self.window_box.blockSignals(False)
+
+    def _fill_series_menu(self) -> None:
+        menu = self.series_button.menu()
+        menu.clear()
+        for key, path in self.series():
+            action = menu.addAction(f"Remove {key}:{path}",
+                                    lambda k=key, p=path: self.remove_series(k, p))
+            action.setToolTip(self.view.status(f"{key}:{path}")[0])
+        if self._lines:
+            menu.addSeparator()
+            menu.addAction("Remove all", self.clear_series)
+        else:
+            menu.addAction("No series").setEnabled(False)
+
+    def _show_status(self, line: _Line, buffer: SeriesBuffer | None) -> None:
+        stats = self._topics.get(line.interest.key)
+        count = stats.count if stats is not None else 0
+        if buffer is not None and buffer.error:
+            status, is_error = buffer.error.removeprefix(f"{line.interest.path}: "), True
+        elif buffer is not None and len(buffer):
+            status, is_error = "", False
+        elif line.count_at_start is not None and count - line.count_at_start >= EMPTY_AFTER:
+            status, is_error = f"no numeric value at {line.interest.path}", True
+        else:
+            status, is_error = "waiting for data", False
+        self.view.set_status(line.series_id, status, is_error)

@@ -1,10 +1,210 @@
-"""Topics panel (being written)."""
+"""Topics panel: every key heard with its type, rate, bandwidth, age and decode errors;
+a filter, a context menu to plot or inspect, and rows to drag onto other panels."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPersistentModelIndex, QPoint, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QStackedWidget,
+    QVBoxLayout,
+)
+
+from app.bus.keys import UPLINK_SEGMENTS
+from app.bus.stats import TopicStats
+from app.codec.fields import numeric_paths
+from app.codec.registry import registry
+from app.qt.panel_api import TOPIC_MIME, PanelHost
+from app.render_text import human_age, human_bytes_per_s, human_rate
+from app.station.frame import FrameBatch
 from panels.base import PanelBase
+from widgets.status_light import ALARM
+from widgets.table import (
+    KEY_ROLE,
+    Cell,
+    Row,
+    RowsModel,
+    TextFilterProxy,
+    make_table_view,
+    restore_sort,
+    sort_state,
+)
+
+COLUMNS = ("Key", "Type", "Rate", "Bandwidth", "Age", "Errors")
+WIDTHS = (40, 38, 9, 10, 7, 7)  # characters
+STALE_S = 2.0  # a topic silent this long (and for 3 periods) is greyed
+KEY, TYPE, RATE, BANDWIDTH, AGE, ERRORS = range(len(COLUMNS))
+
+
+class TopicsModel(RowsModel):
+    """Rows drag out as TOPIC_MIME: JSON {"key", "type"}."""
+
+    def __init__(self, parent: QObject) -> None:
+        super().__init__(COLUMNS, parent)
+        self.types: dict[str, str] = {}
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        return super().flags(index) | Qt.ItemFlag.ItemIsDragEnabled
+
+    def mimeTypes(self) -> list[str]:
+        return [TOPIC_MIME]
+
+    def supportedDragActions(self) -> Qt.DropAction:
+        return Qt.DropAction.CopyAction
+
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData | None:
+        keys = [i.data(KEY_ROLE) for i in indexes if i.isValid()]
+        if not keys:
+            return None
+        mime = QMimeData()
+        payload = {"key": keys[0], "type": self.types.get(keys[0], "")}
+        mime.setData(TOPIC_MIME, json.dumps(payload).encode())
+        mime.setText(keys[0])
+        return mime
 
 
 class TopicsPanel(PanelBase):
     panel_id = "topics"
     title = "Topics"
+
+    def __init__(self, host: PanelHost) -> None:
+        super().__init__(host)
+        self.model = TopicsModel(self)
+        self.proxy = TextFilterProxy((KEY, TYPE), self)
+        self.proxy.setSourceModel(self.model)
+        self.view = make_table_view(self.proxy, WIDTHS, stretch=KEY)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # keys differ at both ends
+        self.view.setDragEnabled(True)
+        self.view.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.view.setDefaultDropAction(Qt.DropAction.CopyAction)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._show_context_menu)
+        restore_sort(self.view, {}, KEY)
+
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter key or type (text, or a glob like */uplink/*)")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self._on_filter)
+        self.count = QLabel()
+        self.count.setContentsMargins(6, 0, 6, 0)
+        self.hint = QLabel()
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hint.setWordWrap(True)
+        self.hint.setEnabled(False)
+        self._pages = QStackedWidget()
+        self._pages.addWidget(self.hint)
+        self._pages.addWidget(self.view)
+
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.count)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(top)
+        layout.addWidget(self._pages, 1)
+        self._filled = False
+        self._show_counts()
+
+    def update(self, batch: FrameBatch) -> None:  # type: ignore[override]
+        if not batch.tables_changed and self._filled:
+            return
+        self._filled = True
+        self.model.types = {key: stats.type_name for key, stats in batch.topics.items()}
+        self.model.set_rows([_row(stats, batch.now) for stats in batch.topics.values()])
+        self._show_counts()
+
+    def _on_filter(self, text: str) -> None:
+        self.proxy.set_pattern(text)
+        self._show_counts()
+
+    def _show_counts(self) -> None:
+        total, shown = self.model.rowCount(), self.proxy.rowCount()
+        self.count.setText(f"{total} topic{'' if total == 1 else 's'}" if shown == total
+                           else f"{shown} of {total}")
+        self.hint.setText(f"No topics yet — waiting for data on {self.host.station.root}/**")
+        self._pages.setCurrentWidget(self.view if total else self.hint)
+
+    # -- context menu -------------------------------------------------------------------------
+    def _show_context_menu(self, pos: QPoint) -> None:
+        key = self.view.indexAt(pos).data(KEY_ROLE)
+        if key:
+            menu = self.context_menu(key)
+            menu.exec(self.view.viewport().mapToGlobal(pos))
+            menu.deleteLater()
+
+    def context_menu(self, key: str) -> QMenu:
+        menu = QMenu(self)
+        plot = menu.addAction("Plot field…", lambda: self.plot_field(key))
+        if not self.numeric_paths(key):
+            plot.setEnabled(False)
+            plot.setToolTip("This topic's type has no numeric fields we know of")
+        menu.addAction("Inspect", lambda: self.inspect(key))
+        menu.setToolTipsVisible(True)
+        return menu
+
+    def numeric_paths(self, key: str) -> list[str]:
+        """The numeric fields of the topic's type; those under the union member its key
+        names (``…/uplink/motion`` carries ``motion``) come first."""
+        struct = registry().structs.get(self.model.types.get(key, ""))
+        if struct is None:
+            return []
+        paths = numeric_paths(struct.schema)
+        segment = key.rsplit("/", 1)[-1]
+        members = {segment, *(m for m, s in UPLINK_SEGMENTS.items() if s == segment)}
+        return sorted(paths, key=lambda p: p.split(".", 1)[0] not in members)
+
+    def plot_field(self, key: str) -> None:
+        """Asks which numeric field of the topic to plot, then opens a plot of it."""
+        paths = self.numeric_paths(key)
+        if not paths:
+            self.host.show_message(f"{key} has no numeric fields to plot")
+            return
+        path, ok = QInputDialog.getItem(self, "Plot field", f"Field of {key}:", paths, 0, False)
+        if ok and path:
+            self.host.open_panel("plot", {"series": [{"key": key, "path": path}]})
+
+    def inspect(self, key: str) -> None:
+        self.host.open_panel("inspector", {"key": key})
+
+    # -- state --------------------------------------------------------------------------------
+    def save_state(self) -> dict[str, Any]:
+        return {"filter": self.filter.text(), **sort_state(self.view)}
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        state = state if isinstance(state, dict) else {}
+        text = state.get("filter", "")
+        self.filter.setText(text if isinstance(text, str) else "")
+        restore_sort(self.view, state, KEY)
+
+
+def _row(stats: TopicStats, now: float) -> Row:
+    rate, age, bandwidth = stats.rate_hz(now), stats.age_s(now), stats.bandwidth_bps(now)
+    stale = age is not None and age > STALE_S and (rate == 0 or age * rate > 3)
+    return Row(
+        key=stats.key,
+        cells=(
+            Cell(stats.key, tooltip=stats.key),
+            Cell(stats.type_name or "—", tooltip=stats.encoding),
+            Cell(human_rate(rate), sort=rate, numeric=True),
+            Cell(human_bytes_per_s(bandwidth), sort=bandwidth, numeric=True),
+            Cell(human_age(age), sort=float("inf") if age is None else age, numeric=True),
+            _errors_cell(stats) if stats.error_count else Cell("0", sort=0.0, numeric=True),
+        ),
+        muted=stale,
+    )
+
+
+def _errors_cell(stats: TopicStats) -> Cell:
+    kinds = ", ".join(f"{kind} ×{n}" for kind, n in stats.errors.most_common())
+    return Cell(str(stats.error_count), sort=float(stats.error_count), colour=ALARM, bold=True,
+                numeric=True, tooltip=f"Last error: {stats.last_error}\nKinds: {kinds}\n"
+                f"(the newest sample of each topic is checked twice a second)")

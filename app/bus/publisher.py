@@ -62,10 +62,13 @@ class Publisher:
             )
         )
 
-    def put(self, message: Any, attachment: bytes | None = None) -> int:
-        """Publishes a capnp builder (or ready bytes); returns the payload size."""
+    def put(
+        self, message: Any, attachment: bytes | None = None, timestamp: Any = None
+    ) -> int:
+        """Publishes a capnp builder (or ready bytes); returns the payload size. Without a
+        ``timestamp`` (see :meth:`BusSession.timestamp`) zenoh stamps the sample now."""
         payload = message if isinstance(message, bytes | bytearray) else message.to_bytes()
-        self._handle.put(payload, attachment=attachment)
+        self._handle.put(payload, attachment=attachment, timestamp=timestamp)
         return len(payload)
 
     def close(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import zenoh
@@ -27,6 +28,7 @@ class BusSession:
             raise BusError(f"cannot open zenoh session ({where}): {reason}") from None
         self._handles: list[Any] = []
         self._lock = threading.Lock()
+        self._timestamp_id = self.zenoh.new_timestamp().get_id()
 
     def keep(self, handle: Any) -> Any:
         """Remembers a declared handle so close() undeclares it."""
@@ -39,6 +41,11 @@ class BusSession:
             if handle in self._handles:
                 self._handles.remove(handle)
         _undeclare(handle)
+
+    def timestamp(self, unix_s: float) -> zenoh.Timestamp:
+        """A zenoh timestamp of this session for a moment in unix seconds (not in the future:
+        peers drop samples stamped too far ahead of their clock)."""
+        return zenoh.Timestamp(datetime.fromtimestamp(unix_s, UTC), self._timestamp_id)
 
     def declare_subscriber(self, key_expr: str, callback: Callable[[Any], None]) -> Any:
         return self.keep(self.zenoh.declare_subscriber(key_expr, callback))

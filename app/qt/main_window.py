@@ -3,13 +3,15 @@ the status bar and the connection."""
 
 from __future__ import annotations
 
+import platform
 import time
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt, qVersion
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+import PySide6
+from PySide6.QtCore import QByteArray, Qt, QTimer, qVersion
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -54,8 +56,9 @@ class MainWindow(QMainWindow):
         self._tables_at = 0.0
         self._robots: list[Any] = []
         self._topics: dict[str, Any] = {}
+        self._pending_placement: tuple[Any, ...] = ()
         self.setWindowTitle("Fieldstation")
-        self.setWindowIcon(QIcon(str(resources.icon_path("fieldstation"))))
+        self.setWindowIcon(_icon("fieldstation"))
         self.setDockNestingEnabled(True)
         self.setDockOptions(QMainWindow.DockOption.AllowTabbedDocks
                             | QMainWindow.DockOption.AllowNestedDocks
@@ -86,9 +89,10 @@ class MainWindow(QMainWindow):
             panel.restore_state(state)
         dock = QDockWidget(cls.title, self)
         dock.setObjectName(object_name)
+        dock.setWindowIcon(_icon(panel_id))  # shown on the dock's tab when tabbed
         dock.setWidget(panel)  # type: ignore[arg-type]
         dock.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dock.destroyed.connect(lambda _=None, name=object_name: self._forget(name))
+        dock.destroyed.connect(lambda _=None, name=object_name, d=dock: self._forget(name, d))
         self.addDockWidget(AREAS[area], dock)
         self._panels[object_name] = panel
         self._docks[object_name] = dock
@@ -100,7 +104,9 @@ class MainWindow(QMainWindow):
             n += 1
         return f"{panel_id}#{n}"
 
-    def _forget(self, object_name: str) -> None:
+    def _forget(self, object_name: str, dock: QDockWidget | None = None) -> None:
+        if dock is not None and self._docks.get(object_name) is not dock:
+            return  # a dock closed earlier, whose name a newer dock has taken
         panel = self._panels.pop(object_name, None)
         self._docks.pop(object_name, None)
         if panel is not None:
@@ -110,6 +116,7 @@ class MainWindow(QMainWindow):
         for name, dock in list(self._docks.items()):
             self.removeDockWidget(dock)
             self._forget(name)
+            dock.setObjectName("")  # until deleted, restoreState() must not find it by name
             dock.deleteLater()
 
     def set_active_robot(self, robot_id: str | None) -> None:
@@ -123,7 +130,9 @@ class MainWindow(QMainWindow):
     # -- the frame tick ------------------------------------------------------------------
     def tick(self) -> None:
         now = time.monotonic()
-        visible = [p for p in self._panels.values() if p.isVisible()]  # type: ignore[attr-defined]
+        # A dock tabbed behind another is moved off-screen, not hidden: ask what is seen.
+        visible = [p for p in self._panels.values()
+                   if not p.visibleRegion().isEmpty()]  # type: ignore[attr-defined]
         wanted: set[Interest] = set()
         for panel in visible:
             wanted |= panel.interests()
@@ -149,9 +158,19 @@ class MainWindow(QMainWindow):
             dock = self._docks[object_name]
             area = {v: k for k, v in AREAS.items()}.get(self.dockWidgetArea(dock), "left")
             docks.append(DockRecord(object_name, panel.panel_id, panel.save_state(), area,
-                                    floating=dock.isFloating()))
+                                    self._tab_group_head(dock), dock.isFloating()))
         return Layout(name or "Current", docks, bytes(self.saveState().data()),
                       bytes(self.saveGeometry().data()))
+
+    def _tab_group_head(self, dock: QDockWidget) -> str:
+        """The first dock (in panel order) this one is tabbed with, if it is not that one."""
+        group = set(self.tabifiedDockWidgets(dock))
+        for name, other in self._docks.items():
+            if other is dock:
+                return ""
+            if other in group:
+                return name
+        return ""
 
     def apply_layout(self, layout: Layout) -> None:
         """Replaces every dock. The layout was validated by parse_layout already."""
@@ -167,11 +186,40 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(QByteArray(layout.geometry))
         if layout.window_state:
             self.restoreState(QByteArray(layout.window_state))
+        else:
+            self._place_docks(
+                {self._docks[r.object_name]: r.size for r in layout.docks
+                 if len(r.size) == 2 and not r.floating},
+                [self._docks[r.object_name] for r in layout.docks if r.tab_with])
+
+    def _place_docks(self, sizes: dict[QDockWidget, list[float]],
+                     on_top: list[QDockWidget]) -> None:
+        """For layouts without Qt's window state (the shipped defaults, which suit any
+        screen): gives docks their share of the window ([width, height] fractions) and puts
+        each tabbed dock on top of the one it tabs with. Done once the new docks are laid
+        out, and for a hidden window once it is shown."""
+        if self.isVisible():
+            QTimer.singleShot(0, self, lambda: self._placed(sizes, on_top))
+        else:
+            self._pending_placement = (sizes, on_top)
+
+    def _placed(self, sizes: dict[QDockWidget, list[float]],
+                on_top: list[QDockWidget]) -> None:
+        open_docks = list(self._docks.values())
+        docks = [d for d in sizes if d in open_docks]
+        for axis, orientation, extent in ((0, Qt.Orientation.Horizontal, self.width()),
+                                          (1, Qt.Orientation.Vertical, self.height())):
+            self.resizeDocks(docks, [max(1, round(sizes[d][axis] * extent)) for d in docks],
+                             orientation)
+        for dock in on_top:
+            if dock in open_docks:
+                dock.raise_()
 
     def load_layout_text(self, text: str | bytes, source: str) -> bool:
         """Applies a layout, or explains why not and keeps the current one."""
         try:
             layout = parse_layout(text, [c.panel_id for c in self.registry.classes()], source)
+            check_window_bytes(layout, source)
         except LayoutError as exc:
             self._layout_refused(str(exc))
             return False
@@ -199,6 +247,7 @@ class MainWindow(QMainWindow):
             if path.is_file():
                 try:
                     layout = read_layout(path, [c.panel_id for c in self.registry.classes()])
+                    check_window_bytes(layout, path.name)
                 except LayoutError as exc:
                     self._layout_refused(str(exc))
                     return False
@@ -215,14 +264,36 @@ class MainWindow(QMainWindow):
 
     def _import_layout(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import layout", "", "Layouts (*.json)")
-        if path and self.load_layout_text(Path(path).read_bytes(), Path(path).name):
+        if not path:
+            return
+        try:
+            text = Path(path).read_bytes()
+        except OSError as exc:
+            self._layout_refused(f"cannot read {path}: {exc.strerror or exc}")
+            return
+        if self.load_layout_text(text, Path(path).name):
             self.save_named_layout(Path(path).stem)
+            self._fill_layouts_menu()
 
     def _export_layout(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export layout", "layout.json",
                                               "Layouts (*.json)")
-        if path:
+        if not path:
+            return
+        try:
             Path(path).write_text(self.current_layout(Path(path).stem).to_json())
+        except OSError as exc:
+            self.show_message(f"Layout not exported: {exc.strerror or exc}")
+            if self.isVisible():
+                QMessageBox.warning(self, "Layout not exported", f"{path}: {exc.strerror or exc}")
+            return
+        self.show_message(f"Layout exported to {path}")
+
+    def _open_layout(self) -> None:
+        names = self._layout_names()
+        name, ok = QInputDialog.getItem(self, "Open layout", "Layout:", names, 0, False)
+        if ok and name:
+            self.load_named_layout(name)
 
     def _save_layout_as(self) -> None:
         name, ok = QInputDialog.getText(self, "Save layout", "Layout name:")
@@ -242,7 +313,7 @@ class MainWindow(QMainWindow):
     def _open_connection_dialog(self) -> None:
         from app.qt.connection_dialog import ConnectionDialog
 
-        dialog = ConnectionDialog(self.connection.choice, self)
+        dialog = ConnectionDialog(self.connection.choice, self, self.config_dir)
         if dialog.exec():
             self.reconnect(dialog.choice())
 
@@ -278,7 +349,7 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
-        self._action(file_menu, "&Connect…", "Ctrl+K", self._open_connection_dialog)
+        self._action(file_menu, "&Connect…", "Ctrl+K", self._open_connection_dialog, "connect")
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
 
@@ -286,33 +357,48 @@ class MainWindow(QMainWindow):
         self._fill_layouts_menu()
 
         view = menu.addMenu("&View")
-        add = view.addMenu("&Add panel")
+        self._action(view, "Add &panel…", "Ctrl+T", self._choose_panel, "add-panel")
+        add = view.addMenu(_icon("add-panel"), "&Add panel")
         for n, cls in enumerate(self.registry.classes(), start=1):
             self._action(add, cls.title, f"Ctrl+{n}" if n < 10 else None,
-                         lambda _=False, pid=cls.panel_id: self.open_panel(pid))
+                         lambda _=False, pid=cls.panel_id: self.open_panel(pid), cls.panel_id)
         view.addSeparator()
         self._action(view, "&Full screen", QKeySequence.StandardKey.FullScreen,
-                     self._toggle_full_screen)
+                     self._toggle_full_screen, "full-screen")
 
         help_menu = menu.addMenu("&Help")
-        self._action(help_menu, "&About Fieldstation", None, self._about)
+        self._action(help_menu, "&About Fieldstation", None, self._about, "about")
+
+    def _choose_panel(self) -> None:
+        classes = self.registry.classes()
+        title, ok = QInputDialog.getItem(self, "Add panel", "Panel:",
+                                         [c.title for c in classes], 0, False)
+        chosen = next((c for c in classes if c.title == title), None)
+        if ok and chosen is not None:
+            self.open_panel(chosen.panel_id)
 
     def _fill_layouts_menu(self) -> None:
         menu = self._layouts_menu
         menu.clear()
+        for name in self._layout_names():
+            self._action(menu, name, None, lambda _=False, n=name: self.load_named_layout(n))
+        menu.addSeparator()
+        self._action(menu, "&Open layout…", QKeySequence.StandardKey.Open, self._open_layout,
+                     "layout-open")
+        self._action(menu, "&Save layout…", QKeySequence.StandardKey.Save, self._save_layout_as,
+                     "layout-save")
+        self._action(menu, "&Import layout…", "Ctrl+I", self._import_layout, "layout-import")
+        self._action(menu, "&Export layout…", "Ctrl+E", self._export_layout, "layout-export")
+
+    def _layout_names(self) -> list[str]:
         names = resources.default_layout_names()
         saved = sorted(p.stem for p in self.layouts_dir().glob("*.json")) \
             if self.layouts_dir().is_dir() else []
-        for name in names + [n for n in saved if n not in names]:
-            self._action(menu, name, None, lambda _=False, n=name: self.load_named_layout(n))
-        menu.addSeparator()
-        self._action(menu, "&Save layout…", QKeySequence.StandardKey.Save, self._save_layout_as)
-        self._action(menu, "&Import layout…", QKeySequence.StandardKey.Open,
-                     self._import_layout)
-        self._action(menu, "&Export layout…", "Ctrl+E", self._export_layout)
+        return names + [n for n in saved if n not in names]
 
-    def _action(self, menu: QMenu, text: str, shortcut: Any, slot: Any) -> QAction:
-        action = QAction(text, self)
+    def _action(self, menu: QMenu, text: str, shortcut: Any, slot: Any,
+                icon: str = "") -> QAction:
+        action = QAction(_icon(icon), text, self) if icon else QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
         action.triggered.connect(slot)
@@ -324,6 +410,7 @@ class MainWindow(QMainWindow):
 
     def about_text(self) -> str:
         import capnp
+        import capnp.version as lib
 
         def dist(name: str) -> str:
             try:
@@ -333,11 +420,20 @@ class MainWindow(QMainWindow):
 
         return (f"<b>Fieldstation {dist('fieldstation')}</b><br>"
                 "Robot visualisation and teleoperation over Zenoh and Cap'n Proto.<br><br>"
-                f"Qt {qVersion()} (PySide6 {dist('PySide6-Essentials')})<br>"
-                f"Zenoh {dist('eclipse-zenoh')}<br>pycapnp {capnp.__version__}")
+                f"Qt {qVersion()} (PySide6 {PySide6.__version__})<br>"
+                f"Zenoh {dist('eclipse-zenoh')}<br>"
+                f"Cap'n Proto {lib.LIBCAPNP_VERSION_MAJOR}.{lib.LIBCAPNP_VERSION_MINOR}."
+                f"{lib.LIBCAPNP_VERSION_MICRO} (pycapnp {capnp.__version__})<br>"
+                f"Python {platform.python_version()}")
 
     def _about(self) -> None:
         QMessageBox.about(self, "About Fieldstation", self.about_text())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._pending_placement:
+            placement, self._pending_placement = self._pending_placement, ()
+            QTimer.singleShot(0, self, lambda: self._placed(*placement))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.clock.stop()
@@ -349,6 +445,26 @@ class MainWindow(QMainWindow):
         self.close_all_panels()
         self.connection.close()
         super().closeEvent(event)
+
+
+def _icon(name: str) -> QIcon:
+    path = resources.icon_path(name)
+    return QIcon(str(path)) if path.is_file() else QIcon()
+
+
+def check_window_bytes(layout: Layout, source: str) -> None:
+    """Raises LayoutError if Qt cannot read the layout's window arrangement, tried on a
+    scratch window so the real one is untouched."""
+    if not layout.window_state and not layout.geometry:
+        return
+    scratch = QMainWindow()
+    try:
+        if layout.window_state and not scratch.restoreState(QByteArray(layout.window_state)):
+            raise LayoutError(f"{source}: the saved window arrangement is corrupt")
+        if layout.geometry and not scratch.restoreGeometry(QByteArray(layout.geometry)):
+            raise LayoutError(f"{source}: the saved window geometry is corrupt")
+    finally:
+        scratch.deleteLater()
 
 
 def _safe_name(name: str) -> str:

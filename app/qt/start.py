@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
 
+from app.qt import first_paint
 from app.qt.application import create_application
 from app.qt.main_window import MainWindow
 from app.qt.panel_api import PanelRegistry
@@ -38,8 +39,10 @@ def config_dir() -> Path:
 def run_gui(choice: ConnectionChoice) -> int:
     app = create_application()
     window = MainWindow(panel_registry(), choice, config_dir())
-    window.restore_last_layout()
     window.resize(1400, 860)
+    first_paint.after_first_paint(window, window.restore_last_layout)
+    if first_paint.requested():  # installed last, so its filter runs first (Qt: LIFO)
+        first_paint.report_and_close(window)
     window.show()
     return app.exec()
 

@@ -4,6 +4,7 @@ rate-scheduled publishers and a command inbox drained on the robot's own thread.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +26,9 @@ log = logging.getLogger(__name__)
 
 TICK_HZ = 100.0
 TELEOP_TIMEOUT_S = 0.5  # a robot stops by itself without teleop commands (PROTOCOL.md)
+# A late tick (a loaded machine) is integrated in steps no longer than this, so the motion,
+# the teleop timeout and the robots' filters come out as they would have on time.
+MAX_STEP_S = 2.0 / TICK_HZ
 
 
 @dataclass
@@ -136,10 +140,18 @@ class SimRobot:
         while not self._stop.is_set():
             now = time.monotonic()
             self._drain_commands()
-            self.step(now, now - last)
+            self._advance(last, now)
             last = now
             self._publish_due(now)
             self._stop.wait(max(0.0, period - (time.monotonic() - now)))
+
+    def _advance(self, last: float, now: float) -> None:
+        """Steps the physics from ``last`` to ``now`` in steps of at most MAX_STEP_S."""
+        steps = max(1, math.ceil((now - last) / MAX_STEP_S))
+        dt = (now - last) / steps
+        for index in range(1, steps):
+            self.step(last + index * dt, dt)
+        self.step(now, dt)
 
     def _drain_commands(self) -> None:
         for command in self.commands:
@@ -159,6 +171,10 @@ class SimRobot:
                 command.handle(message)
 
     def _publish_due(self, now: float) -> None:
+        """Publishes the topics due at this tick, each stamped with the tick's time: what
+        the messages describe, however long producing the earlier ones took."""
+        assert self.bus is not None
+        stamp = None
         for topic in self.topics:
             if not topic.due(now):
                 continue
@@ -166,5 +182,7 @@ class SimRobot:
             if produced is None:
                 continue
             message, attachment = produced if isinstance(produced, tuple) else (produced, None)
+            if stamp is None:
+                stamp = self.bus.timestamp(time.time() - (time.monotonic() - now))
             assert topic.publisher is not None
-            topic.publisher.put(message, attachment)
+            topic.publisher.put(message, attachment, timestamp=stamp)

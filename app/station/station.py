@@ -14,7 +14,6 @@ from app.bus.presence import PresenceTracker, RobotPresence
 from app.bus.session import BusError, BusSession
 from app.bus.stats import TopicStats
 from app.bus.subscription import RawSample, Subscription
-from app.codec.decode import decode
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
 from app.station.feeds import FeedHub, Interest
@@ -33,7 +32,8 @@ class Station:
                                     endpoints=list(config.connect) or list(config.listen))
         self.active_robot: str | None = None
         self._robots: dict[str, RobotInfo] = {}
-        self._vitals_raw: dict[str, RawSample] = {}
+        self._newest: dict[str, RawSample] = {}  # per key; decoded by the worker
+        self._checked: dict[str, int] = {}  # key -> seq of the newest sample decoded
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.bus: BusSession | None = None
@@ -67,7 +67,7 @@ class Station:
         while not self._stop.wait(WORKER_PERIOD_S):
             self._update_connection()
             self._fetch_catalogs()
-            self._update_vitals()
+            self._check_newest()
 
     def _on_presence(self, presence: RobotPresence) -> None:
         with self._lock:
@@ -82,8 +82,7 @@ class Station:
         info = self._robots.get(robot_id)
         if info is not None:
             info.last_data = sample.arrival
-        if _is_vital(sample):
-            self._vitals_raw[sample.key] = sample
+        self._newest[sample.key] = sample
 
     def _update_connection(self) -> None:
         assert self.bus is not None
@@ -115,16 +114,21 @@ class Station:
                 if robot_id in self._robots:
                     self._robots[robot_id].catalog = found
 
-    def _update_vitals(self) -> None:
-        for key, sample in list(self._vitals_raw.items()):
-            robot_id = robot_of(key, self.root)
-            info = self._robots.get(robot_id or "")
+    def _check_newest(self) -> None:
+        """Decodes the newest sample of each key once: a failure is counted on its topic
+        (topics panel, status bar), and robots' vitals are read from what decodes."""
+        assert self._traffic is not None
+        for key, sample in list(self._newest.items()):
+            if self._checked.get(key) == sample.seq:
+                continue
+            self._checked[key] = sample.seq
+            try:
+                message = self._traffic.decode(sample)
+            except DecodeError:
+                continue
+            info = self._robots.get(robot_of(key, self.root) or "")
             if info is None:
                 continue
-            try:
-                message = decode(sample.encoding, sample.payload, sample.attachment)
-            except DecodeError:
-                continue  # counted on its topic by the traffic stats, shown in the status bar
             for what, value in _vitals_of(key, message.type_name, message.root):
                 with self._lock:
                     if what == "battery":
@@ -140,13 +144,6 @@ class Station:
         self.feeds.close()
         if self.bus is not None:
             self.bus.close()
-
-
-def _is_vital(sample: RawSample) -> bool:
-    type_name = sample.encoding.rsplit(";", 1)[-1]
-    if type_name == BOW_BATTERY[0]:
-        return True
-    return any(sample.key.endswith("/" + v.suffix) and type_name == v.type_name for v in VITALS)
 
 
 def _vitals_of(key: str, type_name: str, root: Any) -> list[tuple[str, Any]]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tests.bench import bench_bus_latency, bench_cloud_decode
+from tests.bench import bench_bus_latency, bench_cloud_decode, bench_startup
 from tests.bench.common import short_mode
 
-BENCHMARKS = (bench_bus_latency, bench_cloud_decode)
+BENCHMARKS = (bench_bus_latency, bench_cloud_decode, bench_startup)
 
 
 def main() -> None:

@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from app.bus.session import BusSession
+
 T = TypeVar("T")
 
 
@@ -19,3 +21,13 @@ def wait_for(predicate: Callable[[], T], timeout: float = 5.0, every: float = 0.
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s")
         time.sleep(every)
+
+
+def wait_until_heard(session: BusSession, key: str, timeout: float = 5.0) -> None:
+    """Until ``session`` knows of a subscriber on ``key``: subscriptions reach the other
+    sessions asynchronously, and a sample put before that is not delivered."""
+    probe = session.zenoh.declare_publisher(key)
+    try:
+        wait_for(lambda: probe.matching_status.matching, timeout)
+    finally:
+        probe.undeclare()

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import zenoh
 
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
-from tests.bus.helpers import wait_for
+from tests.bus.helpers import wait_for, wait_until_heard
 
 
 @pytest.mark.parametrize(
@@ -27,7 +25,7 @@ def test_samples_arrive_with_their_traffic_class(
     received = []
     app.declare_subscriber("fleet/r1/command/**", received.append)
     pub = Publisher(robot, "fleet/r1/command/teleop", "fleet.Command", traffic)
-    time.sleep(0.3)
+    wait_until_heard(robot, "fleet/r1/command/teleop")
     command = registry().struct("fleet.Command").new_message(robotId="r1", seq=7)
     command.teleop.linearMps = 0.5
     pub.put(command)

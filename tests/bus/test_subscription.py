@@ -10,7 +10,7 @@ from app.bus.publisher import Publisher, Traffic
 from app.bus.subscription import Subscription
 from app.codec.errors import MalformedMessage, UnknownType
 from app.codec.registry import registry
-from tests.bus.helpers import wait_for
+from tests.bus.helpers import wait_for, wait_until_heard
 
 
 def battery_uplink(percentage: float) -> bytes:
@@ -23,7 +23,7 @@ def test_ring_keeps_newest_and_counts_drops(robot_and_app) -> None:
     robot, app = robot_and_app
     sub = Subscription(app, "fleet/r1/**", depth=4)
     pub = Publisher(robot, "fleet/r1/uplink/battery", "fleet.Uplink", Traffic.COMMAND)
-    time.sleep(0.3)
+    wait_until_heard(robot, "fleet/r1/uplink/battery")
     for i in range(10):
         pub.put(battery_uplink(float(i)))
     wait_for(lambda: sub.stats().get("fleet/r1/uplink/battery", None)
@@ -41,21 +41,23 @@ def test_rate_is_measured_within_ten_percent(robot_and_app) -> None:
     robot, app = robot_and_app
     sub = Subscription(app, "fleet/r1/uplink/battery")
     pub = Publisher(robot, "fleet/r1/uplink/battery", "fleet.Uplink", Traffic.TELEMETRY)
-    time.sleep(0.3)
+    wait_until_heard(robot, "fleet/r1/uplink/battery")
     payload = battery_uplink(50.0)
     start = time.monotonic()
     for i in range(100):  # 50 Hz for 2 s, paced against the clock so sleeps do not drift
         pub.put(payload)
         time.sleep(max(0.0, start + (i + 1) / 50 - time.monotonic()))
-    stats = sub.stats()["fleet/r1/uplink/battery"]
-    assert stats.rate_hz() == pytest.approx(50, rel=0.10)
+    stats = wait_for(lambda: sub.stats()["fleet/r1/uplink/battery"].count == 100
+                     and sub.stats()["fleet/r1/uplink/battery"])
+    # as of the last sample: how long this thread takes to ask again is not the stream's rate
+    assert stats.rate_hz(now=stats.last_arrival) == pytest.approx(50, rel=0.10)
     assert stats.age_s() < 0.5
 
 
 def test_decode_errors_are_counted_on_their_topic(robot_and_app) -> None:
     robot, app = robot_and_app
     sub = Subscription(app, "fleet/r1/**")
-    time.sleep(0.3)
+    wait_until_heard(robot, "fleet/r1/bad")
     robot.zenoh.put("fleet/r1/bad", b"\x00" * 3, encoding="application/capnp;fleet.Uplink")
     robot.zenoh.put("fleet/r1/odd", battery_uplink(1.0), encoding="application/capnp;fleet.Nope")
     robot.zenoh.put("fleet/r1/good", battery_uplink(1.0), encoding="application/capnp;fleet.Uplink")
@@ -76,7 +78,7 @@ def test_samples_carry_the_publishers_zenoh_timestamp(robot_and_app) -> None:
     robot, app = robot_and_app
     sub = Subscription(app, "fleet/r1/**")
     pub = Publisher(robot, "fleet/r1/uplink/battery", "fleet.Uplink", Traffic.TELEMETRY)
-    time.sleep(0.3)
+    wait_until_heard(robot, "fleet/r1/uplink/battery")
     pub.put(battery_uplink(3.0))
     (sample,) = wait_for(sub.take)
     assert sample.source_time == pytest.approx(time.time(), abs=2.0)

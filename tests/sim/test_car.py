@@ -13,7 +13,7 @@ import pytest
 from app.bus import catalog
 from app.bus.publisher import Publisher, Traffic
 from app.bus.session import BusSession
-from app.bus.subscription import Subscription
+from app.bus.subscription import RawSample, Subscription
 from app.codec.fields import plain
 from app.codec.registry import registry
 from app.sim.car import ENTITY_STATUS, TRAFFIC_LIGHTS, VEHICLE_COMMAND, SimCar
@@ -35,6 +35,7 @@ NAN = float("nan")
 class Snapshot:
     """One ego EntityStatus as the app sees it."""
 
+    stamp: float  # unix s: the car's tick it describes (its zenoh timestamp)
     time: float
     x: float
     y: float
@@ -65,26 +66,63 @@ def subscribe(bus: BusSession, suffix: str) -> Subscription:
     return sub
 
 
-def decoded(sub: Subscription) -> list[dict]:
-    """Every sample since the last call, as plain data."""
-    return [plain(sub.decode(sample).root) for sample in sub.take()]
+def stamp(sample: RawSample) -> float:
+    assert sample.source_time is not None, "the car stamps what it publishes"
+    return sample.source_time
 
 
-def ego(sub: Subscription) -> Snapshot:
-    sample = sub.latest()
-    assert sample is not None
-    message = sub.decode(sample)
-    assert message.type_name == ENTITY_STATUS
-    status = plain(message.root)
-    position, q = status["pose"]["position"], status["pose"]["orientation"]
-    yaw = 2 * math.atan2(q["z"], q["w"])
-    return Snapshot(status["time"], position["x"], position["y"], yaw,
-                    status["actionStatus"]["twist"]["linear"]["x"],
-                    status["actionStatus"]["currentAction"])
+def decoded(sub: Subscription, since: float, until: float) -> list[dict]:
+    """As plain data, what the car published from ``since`` until ``until`` (unix s, on the
+    car's clock: its zenoh timestamps), once all of it has arrived; a fixed sleep would not
+    do, as a loaded machine may deliver it later."""
+    samples: list[RawSample] = []
+    deadline = time.monotonic() + (until - time.time()) + 5.0
+    while not samples or stamp(samples[-1]) < until:
+        assert time.monotonic() < deadline, f"nothing on {sub.key_expr} stamped after {until}"
+        time.sleep(0.02)
+        samples += sub.take()
+    return [plain(sub.decode(s).root) for s in samples if since <= stamp(s) < until]
+
+
+class Ego:
+    """The ego car's EntityStatus, as the app receives it."""
+
+    def __init__(self, bus: BusSession) -> None:
+        self.sub = subscribe(bus, f"entities/{ROBOT}")
+        self.seen: list[Snapshot] = []
+
+    def poll(self) -> list[Snapshot]:
+        for sample in self.sub.take():
+            message = self.sub.decode(sample)
+            assert message.type_name == ENTITY_STATUS
+            status = plain(message.root)
+            position, q = status["pose"]["position"], status["pose"]["orientation"]
+            self.seen.append(Snapshot(
+                stamp(sample), status["time"], position["x"], position["y"],
+                2 * math.atan2(q["z"], q["w"]), status["actionStatus"]["twist"]["linear"]["x"],
+                status["actionStatus"]["currentAction"]))
+        return self.seen
+
+    def latest(self) -> Snapshot:
+        return self.poll()[-1]
+
+    def at(self, unix_s: float, timeout: float = 5.0) -> Snapshot:
+        """The car as it reported itself at ``unix_s`` (its first status since then), once
+        that has arrived."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = next((s for s in self.poll() if s.stamp >= unix_s), None)
+            if found is not None:
+                return found
+            assert time.monotonic() < deadline, f"no status of the car after {unix_s}"
+            time.sleep(0.01)
+
+    def since(self, unix_s: float) -> list[Snapshot]:
+        return [s for s in self.poll() if s.stamp >= unix_s]
 
 
 @pytest.fixture
-def drive(car: SimCar, app_bus: BusSession) -> Iterator[Callable[..., None]]:
+def drive(car: SimCar, app_bus: BusSession) -> Iterator[Callable[..., float]]:
     """Streams VehicleCommands at 20 Hz to the key the car's catalog lists."""
     listed = catalog.fetch(app_bus, ROBOT, timeout_s=3.0)
     assert listed is not None
@@ -92,7 +130,8 @@ def drive(car: SimCar, app_bus: BusSession) -> Iterator[Callable[..., None]]:
     assert key == f"fleet/{ROBOT}/vehicle_command"
     publisher = Publisher(app_bus, key, VEHICLE_COMMAND, Traffic.TELEOP)
 
-    def send(gear: str, speed: float, steer: float, seconds: float) -> None:
+    def send(gear: str, speed: float, steer: float, seconds: float) -> float:
+        """Returns when (unix s) the last command was sent."""
         command = {
             "ackermannControlCommand": {
                 "lateral": {"steeringTireAngle": steer},
@@ -101,8 +140,11 @@ def drive(car: SimCar, app_bus: BusSession) -> Iterator[Callable[..., None]]:
             "gearCommand": {"command": gear},
         }
         end = time.monotonic() + seconds
-        while time.monotonic() < end:
+        while True:
             publisher.put(registry().struct(VEHICLE_COMMAND).new_message(**command))
+            last = time.time()
+            if time.monotonic() >= end:
+                return last
             time.sleep(0.05)
 
     try:
@@ -114,9 +156,8 @@ def drive(car: SimCar, app_bus: BusSession) -> Iterator[Callable[..., None]]:
 def test_entities_have_sane_boxes_and_npcs_move(car: SimCar, app_bus: BusSession) -> None:
     entities = subscribe(app_bus, "entities/**")
     together = subscribe(app_bus, "entity_status")
-    decoded(entities)
-    time.sleep(1.2)
-    statuses = decoded(entities)
+    begin = time.time()
+    statuses = decoded(entities, begin, begin + 1.2)
     by_name: dict[str, list[dict]] = {}
     for status in statuses:
         by_name.setdefault(status["name"], []).append(status)
@@ -144,7 +185,7 @@ def test_entities_have_sane_boxes_and_npcs_move(car: SimCar, app_bus: BusSession
             assert moved > 2.5
             assert moved / elapsed == pytest.approx(mean_speed, rel=0.15)
 
-    listed = decoded(together)[-1]["status"]
+    listed = decoded(together, begin, begin + 1.2)[-1]["status"]
     assert sorted(s["name"] for s in listed) == sorted([ROBOT, *NPCS])
 
 
@@ -156,8 +197,8 @@ FAST_SIGNALS = SignalPlan(green_s=0.7, amber_s=0.6, clearance_s=0.3, walk_s=0.8,
 def test_traffic_lights_cycle_green_amber_red(car: SimCar, app_bus: BusSession) -> None:
     lights = subscribe(app_bus, "traffic_lights")
     assert lights.decode(lights.take()[0]).type_name == TRAFFIC_LIGHTS
-    time.sleep(3.2)
-    samples = decoded(lights)
+    begin = time.time()
+    samples = decoded(lights, begin, begin + 3.2)
     assert 5 <= len(samples) <= 8  # ~2 Hz
 
     road, walk = [], []
@@ -173,11 +214,10 @@ def test_traffic_lights_cycle_green_amber_red(car: SimCar, app_bus: BusSession) 
     assert "green" in walk and "red" in walk
 
 
-def test_drive_forward_steering_left(drive: Callable[..., None], app_bus: BusSession) -> None:
-    status = subscribe(app_bus, f"entities/{ROBOT}")
-    start = ego(status)
-    drive("drive", 3.0, 0.3, seconds=1.5)
-    now = ego(status)
+def test_drive_forward_steering_left(drive: Callable[..., float], app_bus: BusSession) -> None:
+    status = Ego(app_bus)
+    start = status.latest()
+    now = status.at(drive("drive", 3.0, 0.3, seconds=1.5))  # when the last command was sent
     assert now.action == "teleop"
     assert now.speed > 1.0
     assert now.x - start.x > 1.0
@@ -186,17 +226,16 @@ def test_drive_forward_steering_left(drive: Callable[..., None], app_bus: BusSes
 
 
 def test_park_holds_still_and_reverse_backs_up(
-    drive: Callable[..., None], app_bus: BusSession
+    drive: Callable[..., float], app_bus: BusSession
 ) -> None:
-    status = subscribe(app_bus, f"entities/{ROBOT}")
-    start = ego(status)
-    drive("park", 3.0, 0.3, seconds=0.6)
-    parked = ego(status)
+    status = Ego(app_bus)
+    start = status.latest()
+    parked = status.at(drive("park", 3.0, 0.3, seconds=0.6))
     assert parked.action == "teleop"
     assert (parked.x, parked.y, parked.speed) == (start.x, start.y, 0.0)
 
-    drive("reverse", 2.0, 0.0, seconds=1.0)  # the speed's sign follows the gear
-    backing = ego(status)
+    # the speed's sign follows the gear
+    backing = status.at(drive("reverse", 2.0, 0.0, seconds=1.0))
     assert backing.speed < -0.5
     assert backing.x - start.x < -0.3
     # Straight back, but for the few cm while the wheels return from the 0.3 rad set in park.
@@ -204,31 +243,34 @@ def test_park_holds_still_and_reverse_backs_up(
 
 
 def test_stops_by_itself_half_a_second_after_the_last_command(
-    drive: Callable[..., None], app_bus: BusSession
+    drive: Callable[..., float], app_bus: BusSession
 ) -> None:
-    status = subscribe(app_bus, f"entities/{ROBOT}")
-    drive("drive", 2.0, 0.0, seconds=1.3)
-    time.sleep(0.3)
-    assert ego(status).speed > 1.5  # still obeying the last command
-    time.sleep(1.3)  # the 0.5 s timeout, then braking at 4 m/s² from 2 m/s
-    stopped = ego(status)
-    assert stopped.speed == 0.0
+    status = Ego(app_bus)
+    last = drive("drive", 2.0, 0.0, seconds=1.3)
+    status.at(last + 2.0)
+    after = status.since(last)
+    # still obeying the last command: no braking before the 0.5 s timeout...
+    assert all(s.speed > 1.5 and s.action == "teleop" for s in after if s.stamp < last + 0.45)
+    assert max(s.stamp for s in after if s.speed > 1.5) > last + 0.3
+    # ...then braking at 4 m/s² from 2 m/s, to a standstill it keeps
+    stopped = next(s for s in after if s.speed == 0.0)
+    assert stopped.stamp < last + 1.6
     assert stopped.action == "idle"
-    time.sleep(0.3)
-    assert ego(status).x == stopped.x
+    held = [s for s in after if s.stamp > stopped.stamp]
+    assert held[-1].stamp > stopped.stamp + 0.3
+    assert all((s.x, s.speed, s.action) == (stopped.x, 0.0, "idle") for s in held)
 
 
-def test_nan_command_is_a_stop(drive: Callable[..., None], app_bus: BusSession) -> None:
-    status = subscribe(app_bus, f"entities/{ROBOT}")
-    drive("drive", 2.0, 0.0, seconds=0.8)
-    assert ego(status).speed > 1.0
-    drive("drive", NAN, 0.4, seconds=1.0)  # a stream of bad commands, never applied
-    stopped = ego(status)
+def test_nan_command_is_a_stop(drive: Callable[..., float], app_bus: BusSession) -> None:
+    status = Ego(app_bus)
+    assert status.at(drive("drive", 2.0, 0.0, seconds=0.8)).speed > 1.0
+    # a stream of bad commands, never applied
+    stopped = status.at(drive("drive", NAN, 0.4, seconds=1.0))
     assert stopped.speed == 0.0
     assert stopped.yaw == pytest.approx(0.0, abs=1e-6)  # its steering was not applied either
-    drive("drive", 2.0, NAN, seconds=0.4)
-    assert ego(status).speed == 0.0
-    assert math.isfinite(ego(status).x)
+    after = status.at(drive("drive", 2.0, NAN, seconds=0.4))
+    assert after.speed == 0.0
+    assert math.isfinite(after.x)
 
 
 def test_street_traffic_obeys_the_signals() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from collections import defaultdict
@@ -16,7 +15,8 @@ import pytest
 from app.bus import catalog as catalog_mod
 from app.bus.publisher import Publisher, Traffic
 from app.bus.session import BusSession
-from app.bus.subscription import Subscription
+from app.bus.subscription import RawSample, Subscription
+from app.codec.decode import encoding_for
 from app.codec.fields import plain
 from app.codec.registry import registry
 from app.sim.humanoid import SimHumanoid
@@ -53,23 +53,38 @@ def bus(humanoid: SimHumanoid, app_bus: BusSession) -> BusSession:
 
 
 class Watch:
-    """Every bow sample the app receives from the humanoid, decoded to plain data."""
+    """Every bow sample the app receives from the humanoid, with the time the humanoid
+    stamped on it (its zenoh timestamp: the robot tick the sample describes, in unix
+    seconds). Timings are measured on that clock, against the wall-clock times the operator
+    sent its commands, so a loaded machine delaying delivery or the test's own sleeps does
+    not move them. Samples are decoded to plain data when asked for, not as they arrive: a
+    proprioception sample takes ~20 ms of Python to convert, and this process also runs the
+    robot, which must keep its rates meanwhile."""
 
     def __init__(self, bus: BusSession) -> None:
         self.sub = Subscription(bus, f"{PREFIX}/*", depth=8192)
-        self.seen: dict[str, list[tuple[float, dict[str, Any]]]] = defaultdict(list)
+        self.seen: dict[str, list[tuple[float, RawSample]]] = defaultdict(list)
+        self._plain: dict[int, dict[str, Any]] = {}  # by sample seq
 
     def poll(self) -> None:
         for sample in self.sub.take():
             topic = sample.key.rsplit("/", 1)[1]
             if topic not in TOPICS:
                 continue  # our own motor commands
+            assert sample.encoding == encoding_for(TOPICS[topic][0])
+            assert sample.source_time is not None, "the humanoid stamps what it publishes"
+            self.seen[topic].append((sample.source_time, sample))
+
+    def _plain_value(self, topic: str, sample: RawSample) -> dict[str, Any]:
+        value = self._plain.get(sample.seq)
+        if value is None:
             message = self.sub.decode(sample)
             assert message.type_name == TOPICS[topic][0]
             value = plain(message.root)
             if topic == "vision":
                 value["jpeg"] = bytes(message.root.samples[0].data)
-            self.seen[topic].append((sample.arrival, value))
+            self._plain[sample.seq] = value
+        return value
 
     def wait(self, until: Callable[[], bool], timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
@@ -85,22 +100,33 @@ class Watch:
         streams = [topic for topic, (_, rate) in TOPICS.items() if rate > 1.0]
         self.wait(lambda: all(self.seen[topic] for topic in streams), 5.0, ", ".join(streams))
 
-    def settle(self, seconds: float) -> None:
-        time.sleep(seconds)
-        self.poll()
+    def until(self, unix_s: float, timeout: float = 5.0) -> None:
+        """Until the humanoid has reported its state at ``unix_s`` on every stream (a fixed
+        sleep would not do: a loaded machine may deliver it later)."""
+        streams = [topic for topic, (_, rate) in TOPICS.items() if rate > 1.0]
+        self.wait(lambda: all(self.seen[topic] and self.seen[topic][-1][0] >= unix_s
+                              for topic in streams), timeout, f"the state at {unix_s:.2f}")
 
     def values(self, topic: str, since: float = 0.0, until: float = math.inf) -> list[Any]:
-        self.poll()
-        return [v for t, v in self.seen[topic] if since <= t <= until]
+        return [v for _, v in self.timed(topic, since, until)]
 
-    def timed(self, topic: str, since: float = 0.0) -> list[tuple[float, Any]]:
+    def timed(self, topic: str, since: float = 0.0,
+              until: float = math.inf) -> list[tuple[float, Any]]:
         self.poll()
-        return [(t, v) for t, v in self.seen[topic] if t >= since]
+        return [(t, self._plain_value(topic, s)) for t, s in self.seen[topic]
+                if since <= t <= until]
 
     def latest(self, topic: str) -> dict[str, Any]:
-        values = self.values(topic)
-        assert values, f"no {topic} received"
-        return values[-1]
+        self.poll()
+        assert self.seen[topic], f"no {topic} received"
+        return self._plain_value(topic, self.seen[topic][-1][1])
+
+    def joint(self, name: str) -> float:
+        """The position of a joint in the latest proprioception (cheap enough to poll)."""
+        self.poll()
+        assert self.seen["proprioception"], "no proprioception received"
+        message = self.sub.decode(self.seen["proprioception"][-1][1])
+        return next(j.position for j in message.root.rawJoints if j.name == name)
 
     def rate(self, topic: str, since: float) -> float:
         times = [t for t, _ in self.seen[topic] if t >= since]
@@ -131,21 +157,25 @@ class Operator:
                 setattr(gripper.handMapPercentage, digit, value)
         self.publisher.put(msg)
 
-    def walk(self, forward: float, turn_right: float, seconds: float) -> float:
-        """Streams locomotion at 20 Hz; returns when the last command was sent."""
+    def walk(self, forward: float, turn_right: float, seconds: float) -> tuple[float, float]:
+        """Streams locomotion at 20 Hz; returns when (unix s) the first and the last
+        command were sent."""
+        first = time.time()
         end = time.monotonic() + seconds
         while True:
             self.send(forward, turn_right)
-            sent = time.monotonic()
-            if sent >= end:
-                return sent
+            last = time.time()
+            if time.monotonic() >= end:
+                return first, last
             time.sleep(0.05)
 
     def hand(self, values: dict[str, float], repeat: int = 3) -> float:
+        """Sends a hand map a few times; returns when (unix s) the first one was sent."""
+        first = time.time()
         for _ in range(repeat):
             self.send(hand=values)
             time.sleep(0.03)
-        return time.monotonic()
+        return first
 
 
 def joints(proprioception: dict[str, Any]) -> dict[str, float]:
@@ -181,12 +211,12 @@ def test_modalities_decode_at_their_rates(humanoid: SimHumanoid, bus: BusSession
 
     watch = Watch(bus)
     watch.wait_streams()
-    start = time.monotonic()
+    start = time.time()
     # a fault from now on for 1.5 s: interoception (1 Hz) shows it, then its clearing
     humanoid.faults = FaultSchedule(first_s=humanoid.uptime + 0.1, duration_s=1.5)
     watch.wait(lambda: any(i["error"] for i in watch.values("interoception"))
                and not watch.latest("interoception")["error"], 5.0, "a fault to come and go")
-    watch.settle(max(0.0, start + 2.0 - time.monotonic()))
+    watch.until(start + 2.0)
     for topic, (_, rate) in TOPICS.items():
         if rate > 1.0:
             assert watch.rate(topic, start) == pytest.approx(rate, rel=0.3), topic
@@ -257,30 +287,41 @@ def test_walking_moves_it_and_it_stops_by_itself(humanoid: SimHumanoid, bus: Bus
     watch.wait_streams()
     origin = local(watch.latest("exteroception"))
     operator = Operator(bus)
-    begin = time.monotonic()
-    last = operator.walk(0.6, 0.0, 1.5)
-    watch.settle(1.7)
+    first, last = operator.walk(0.6, 0.0, 1.5)
+    watch.until(last + 1.7)
 
-    track = watch.timed("exteroception", begin)
+    track = watch.timed("exteroception", first)
     moved = local(track[-1][1]) - origin
-    # 1.5 s at 0.6 m/s, plus the half second before it stops by itself (the ramps cancel).
-    assert 0.95 < np.hypot(*moved) < 1.45
+    # 0.6 m/s from the first command until half a second after the last (the ramps cancel)
+    assert np.hypot(*moved) == pytest.approx(0.6 * (last - first + 0.5), abs=0.25)
     assert abs(moved[1]) < 0.1 and moved[0] > 0  # it faces east: forward is east
-    changes = [t for (t, a), (_, b) in itertools.pairwise(track) if local(b)[0] != local(a)[0]]
-    assert any(last + 0.1 < t < last + 0.45 for t in changes)  # still walking...
-    assert last + 0.45 < changes[-1] < last + 1.1  # ...then it stops by itself
+    when_last_sent = local([v for t, v in track if t <= last][-1])
+    # still walking: half a second at 0.6 m/s after the last command, then the 0.4 s ramp
+    # down (0.42 m); stopping at once would have left only the ramp's 0.12 m
+    assert local(track[-1][1])[0] - when_last_sent[0] > 0.25
     imu = [v["imu"][0] for t, v in track]
-    assert max(i["acc"]["z"] for i in imu) > 1.0 > -1.0 > min(i["acc"]["z"] for i in imu)
     assert all(abs(i["gyro"]["y"]) < 0.05 for i in imu)
+    # The IMU shows the speed ramps (the bow GPS, Float32 degrees, moves in 7 cm steps): up
+    # to speed, and down to a stop once no command came for half a second.
+    assert max(i["acc"]["z"] for i in imu) > 1.0
+    slowing = [t for t, v in track if v["imu"][0]["acc"]["z"] < -1.0]
+    assert slowing and last + 0.45 < slowing[0]  # still walking shortly after the last command
+    stopped = slowing[-1]
+    assert stopped < last + 1.5  # ...then it stops by itself
+    at_rest = {tuple(local(v)) for t, v in track if t > stopped + 0.1}
+    assert at_rest == {tuple(local(track[-1][1]))}  # and stays where it stopped
 
     def hip(since: float, until: float) -> list[float]:
         return [joints(p)["left_hip_pitch"] for p in watch.values("proprioception", since, until)]
 
-    walking = hip(begin + 0.8, last)
-    standing = hip(last + 1.3, math.inf)
+    walking = hip(first + 0.8, last)
+    watch.until(stopped + 0.9)
+    standing = hip(stopped + 0.6, math.inf)  # a moment after its base stopped
     assert max(walking) - min(walking) > 0.4  # the legs swing...
     assert len(standing) > 5 and max(standing) - min(standing) < 0.01  # ...and come to rest
-    currents = [i["battery"]["current"] for i in watch.values("interoception", begin + 0.8, last)]
+    # it walks until at least half a second after the last command
+    currents = [i["battery"]["current"]
+                for i in watch.values("interoception", first + 0.8, last + 0.5)]
     assert currents and min(currents) > 6.0  # walking draws far more than standing
 
 
@@ -289,23 +330,30 @@ def test_turning_right_shows_in_gyro_heading_and_head(humanoid: SimHumanoid,
     watch = Watch(bus)
     watch.wait_streams()
     origin = local(watch.latest("exteroception"))
-    view_before = decode_jpeg(watch.latest("vision"))
+    watch.wait(lambda: len(watch.values("vision")) >= 2, 2.0, "two frames standing still")
+    still = [decode_jpeg(v) for v in watch.values("vision")[-2:]]
     operator = Operator(bus)
-    begin = time.monotonic()
-    last = operator.walk(0.0, 0.8, 1.5)
-    turning = watch.values("exteroception", begin + 0.6, last)
+    first, last = operator.walk(0.0, 0.8, 1.5)
+    watch.until(last)
+    turning = watch.values("exteroception", first + 0.8, last)
     assert np.mean([v["imu"][0]["gyro"]["y"] for v in turning]) == pytest.approx(0.8, abs=0.05)
-    neck = [joints(p)["neck_yaw"] for p in watch.values("proprioception", begin + 0.6, last)]
+    neck = [joints(p)["neck_yaw"] for p in watch.values("proprioception", first + 0.8, last)]
     assert min(neck) > 0.1  # the head looks into the turn
-    watch.settle(1.2)
+    watch.until(last + 1.5)  # the contract: stopped by then
     final = watch.latest("exteroception")
     assert abs(final["imu"][0]["gyro"]["y"]) < 0.05
-    # from east (pi/2), about 0.8 rad/s for 1.5 s plus the half second before it stops
+    # from east (pi/2), 0.8 rad/s from the first command until half a second after the last
     turned = math.remainder(final["imu"][0]["orientation"]["y"] - math.pi / 2, 2 * math.pi)
-    assert turned == pytest.approx(1.6, abs=0.25)
+    assert turned == pytest.approx(0.8 * (last - first + 0.5), abs=0.25)
     assert np.hypot(*(local(final) - origin)) < 0.2  # turning on the spot
     view_after = decode_jpeg(watch.latest("vision"))
-    assert np.abs(view_after.astype(int) - view_before).mean() > 10  # the head camera turned
+
+    def difference(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.abs(a.astype(int) - b).mean())
+
+    # the head camera turned: the view changed far more than between two frames standing
+    # still (only the frame number in the caption changes); turns like this one give 8 to 13
+    assert difference(view_after, still[-1]) > max(5.0, 10 * difference(*still))
 
 
 def test_hand_map_closes_and_reopens_the_fingers(humanoid: SimHumanoid, bus: BusSession) -> None:
@@ -317,7 +365,7 @@ def test_hand_map_closes_and_reopens_the_fingers(humanoid: SimHumanoid, bus: Bus
     operator = Operator(bus)
 
     sent = operator.hand(dict.fromkeys(HAND, 1.0))
-    watch.wait(lambda: joints(watch.latest("proprioception"))["right_index_pip"] == 1.75, 2.0,
+    watch.wait(lambda: watch.joint("right_index_pip") == 1.75, 2.0,
                "the index finger to close")
     closing = [joints(p)["right_index_pip"] for p in watch.values("proprioception", sent)]
     assert any(0.2 < pip < 1.5 for pip in closing)  # it moves there at a finite rate
@@ -335,7 +383,7 @@ def test_hand_map_closes_and_reopens_the_fingers(humanoid: SimHumanoid, bus: Bus
         "right_index_abduction", "right_index_mcp", "right_index_pip", "right_index_dip"]
 
     operator.hand(dict.fromkeys(HAND, 0.0))
-    watch.wait(lambda: joints(watch.latest("proprioception"))["right_index_pip"] == 0.0, 2.0,
+    watch.wait(lambda: watch.joint("right_index_pip") == 0.0, 2.0,
                "the index finger to reopen")
     assert joints(watch.latest("proprioception"))["right_index_abduction"] == \
         pytest.approx(0.25)  # fingerAdduction 0: spread
@@ -347,14 +395,16 @@ def test_nan_and_inf_commands_are_never_applied(humanoid: SimHumanoid, bus: BusS
     watch.wait_streams()
     origin = local(watch.latest("exteroception"))
     operator = Operator(bus)
-    begin = time.monotonic()
+    begin = time.time()
     for _ in range(15):
         operator.send(math.nan, math.inf, hand=dict.fromkeys(HAND, math.nan))
         operator.send(math.inf, -math.inf, hand=dict.fromkeys(HAND, -math.inf))
         time.sleep(0.05)
     # a sound digit next to a NaN one: the sound one is applied, the NaN one ignored
-    operator.hand({"index": 1.0, "thumb": math.nan})
-    watch.settle(0.9)
+    sent = operator.hand({"index": 1.0, "thumb": math.nan})
+    watch.wait(lambda: watch.joint("right_index_pip") == 1.75, 2.0,
+               "the index finger to close")
+    watch.until(sent + 0.9)  # long enough for a bad command applied to show
     extero = watch.values("exteroception", begin)
     assert all(abs(v["imu"][0]["gyro"]["y"]) < 0.05 for v in extero)
     assert all(abs(v["imu"][0]["acc"]["z"]) < 0.2 for v in extero)

@@ -41,7 +41,10 @@ def bus(rover: SimRover, app_bus: BusSession) -> BusSession:
 
 
 class Uplinks:
-    """Every fleet.Uplink the app receives from the rover, decoded to plain data."""
+    """Every fleet.Uplink the app receives from the rover, decoded to plain data, with the
+    time the rover stamped on it (unix s). Timings are measured on that clock, against the
+    wall-clock times the operator sent its commands, so a loaded machine delaying delivery
+    or the test's own sleeps does not move them."""
 
     def __init__(self, bus: BusSession) -> None:
         self.sub = Subscription(bus, f"fleet/{ROBOT}/uplink/**", depth=4096)
@@ -57,7 +60,7 @@ class Uplinks:
             assert abs(root.unixTimeMs / 1000 - time.time()) < 5
             member = root.which()
             self.keys[member].add(sample.key)
-            self.seen[member].append((sample.arrival, plain(getattr(root, member))))
+            self.seen[member].append((root.unixTimeMs / 1000, plain(getattr(root, member))))
 
     def wait(self, until: Callable[[], bool], timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
@@ -80,9 +83,16 @@ class Uplinks:
     def texts(self) -> list[str]:
         return [m["text"] for m in self.values("message")]
 
-    def settle(self, seconds: float) -> None:
-        time.sleep(seconds)
-        self.poll()
+    def until(self, unix_s: float, timeout: float = 5.0) -> None:
+        """Until the rover has reported its state at ``unix_s`` (motion comes at 10 Hz; the
+        uplinks arrive in the order they were published)."""
+        self.wait(lambda: any(t >= unix_s for t, _ in self.seen["motion"][-1:]), timeout,
+                  f"the rover's state at {unix_s:.2f}")
+
+    def at(self, member: str, unix_s: float) -> dict[str, Any]:
+        """The latest ``member`` the rover had reported by ``unix_s``."""
+        self.until(unix_s)
+        return [v for t, v in self.seen[member] if t <= unix_s][-1]
 
 
 class Operator:
@@ -110,14 +120,14 @@ class Operator:
 
     def teleop(self, linear: float, angular: float, seconds: float,
                robot_id: str = ROBOT) -> float:
-        """Streams teleop at 20 Hz; returns when the last command was sent."""
+        """Streams teleop at 20 Hz; returns when (unix s) the last command was sent."""
         end = time.monotonic() + seconds
         while True:
             def fill(twist: Any) -> None:
                 twist.linearMps, twist.angularRps = linear, angular
             self.send("teleop", fill, robot_id)
-            sent = time.monotonic()
-            if sent >= end:
+            sent = time.time()
+            if time.monotonic() >= end:
                 return sent
             time.sleep(0.05)
 
@@ -157,10 +167,10 @@ def test_uplink_streams_and_catalog(rover: SimRover, bus: BusSession) -> None:
     rover.battery.speedup, rover.battery.charge_delay_s = 300.0, 0.5
     uplinks = Uplinks(bus)
     uplinks.wait(lambda: bool(uplinks.seen["status"]), 3.0, "the first status")
-    start = time.monotonic()
+    start = time.time()
     Operator(bus).teleop(1.0, 0.0, 2.0)  # battery: drain while moving...
     uplinks.wait(lambda: bool(uplinks.seen["capabilities"]), 6.0, "periodic capabilities")
-    uplinks.settle(max(0.0, start + 5.5 - time.monotonic()))  # ...and charge at rest
+    uplinks.until(start + 5.5)  # ...and charge at rest
 
     assert _rate(uplinks, "status", start) == pytest.approx(2.0, abs=0.6)
     assert _rate(uplinks, "motion", start) == pytest.approx(10.0, abs=2.0)
@@ -239,33 +249,35 @@ def test_teleop_moves_it_and_it_stops_by_itself(rover: SimRover, bus: BusSession
     garbage = bus.zenoh.declare_publisher(command_key(ROBOT, "teleop"),
                                           encoding="application/capnp;fleet.Command")
     garbage.put(b"\x00\x01 not capnp")
-    uplinks.settle(0.2)
+    uplinks.wait(lambda: rover.ignored_commands >= 5 and rover.rejected_commands == 1, 2.0,
+                 "the rover to drain those commands")
     garbage.undeclare()
-    assert _moved(uplinks.latest("motion"), start) == (0.0, 0.0)
+    assert _moved(uplinks.at("motion", time.time()), start) == (0.0, 0.0)
     assert rover.ignored_commands >= 5 and rover.rejected_commands == 1
 
     first_seq = operator.seq + 1
     last = operator.teleop(1.0, 0.0, 1.0)
-    uplinks.settle(0.2)
-    driving = uplinks.latest("motion")
+    driving = uplinks.at("motion", last)
     dx, dy = _moved(driving, start)
     assert dx > 0.8 and abs(dy) < 0.05  # it faces east (heading 90°) and drove forward
     assert driving["velocity"]["linearMps"] == pytest.approx(1.0)
     assert driving["pose"]["headingDeg"] == pytest.approx(90.0)
-    assert uplinks.latest("status")["mode"] == "teleop"
-    assert first_seq <= uplinks.latest("status")["lastCommandSeq"] <= operator.seq
+    status = uplinks.at("status", last)
+    assert status["mode"] == "teleop"
+    assert first_seq <= status["lastCommandSeq"] <= operator.seq
 
-    uplinks.settle(0.8)
+    uplinks.until(last + 1.0)
     stopped_at = next(t for t, m in uplinks.seen["motion"]
                       if t > last and m["velocity"]["linearMps"] == 0.0)
-    assert 0.35 < stopped_at - last < 0.8  # the 0.5 s teleop timeout, plus one 10 Hz period
-    still = [m["localPose"]["x"] for m in uplinks.values("motion", since=stopped_at + 0.05)]
-    assert len(still) >= 2 and max(still) - min(still) < 1e-9
+    # the 0.5 s teleop timeout, plus up to one 10 Hz period and a late tick
+    assert 0.35 < stopped_at - last < 1.0
+    uplinks.until(stopped_at + 0.3)
+    still = [m["localPose"]["x"] for m in uplinks.values("motion", since=stopped_at)]
+    assert len(still) >= 3 and max(still) - min(still) < 1e-9
     assert uplinks.latest("status")["mode"] == "idle"
 
-    operator.teleop(0.0, 1.0, 0.5)  # turning left on the spot
-    uplinks.settle(0.15)
-    assert uplinks.latest("motion")["pose"]["headingDeg"] < 80.0
+    last = operator.teleop(0.0, 1.0, 0.5)  # turning left on the spot
+    assert uplinks.at("motion", last)["pose"]["headingDeg"] < 80.0
 
 
 def test_estop_halts_blocks_teleop_and_releases(rover: SimRover, bus: BusSession) -> None:
@@ -273,29 +285,27 @@ def test_estop_halts_blocks_teleop_and_releases(rover: SimRover, bus: BusSession
     operator = Operator(bus)
     operator.teleop(1.0, 0.0, 0.3)
     seq = operator.estop(True, "test stop")
-    sent = time.monotonic()
+    sent = time.time()
     uplinks.wait(lambda: any(s["estop"] for s in uplinks.values("status")), 1.0, "estop status")
-    status = next(s for s in uplinks.values("status") if s["estop"])
+    reported, status = next((t, s) for t, s in uplinks.seen["status"] if s["estop"])
     assert status["estopReason"] == "test stop" and status["lastCommandSeq"] == seq
-    assert uplinks.seen["status"][-1][0] - sent < 0.3  # reported immediately, not at 2 Hz
-    uplinks.settle(0.15)
-    halted = uplinks.latest("motion")
+    assert reported - sent < 0.3  # reported immediately, not at 2 Hz
+    halted = uplinks.at("motion", reported + 0.15)
     assert halted["velocity"]["linearMps"] == 0.0
 
-    operator.teleop(1.0, 0.0, 0.6)
-    uplinks.settle(0.15)
-    assert _moved(uplinks.latest("motion"), halted) == (0.0, 0.0)
-    assert uplinks.latest("status")["estop"] is True
-    assert uplinks.latest("status")["lastCommandSeq"] == seq  # ignored teleop is not accepted
+    last = operator.teleop(1.0, 0.0, 0.6)
+    assert _moved(uplinks.at("motion", last + 0.15), halted) == (0.0, 0.0)
+    status = uplinks.at("status", last + 0.15)
+    assert status["estop"] is True
+    assert status["lastCommandSeq"] == seq  # ignored teleop is not accepted
     assert any(m["level"] == "error" and "E-stop" in m["text"]
                for m in uplinks.values("message"))
 
     operator.estop(False)
     uplinks.wait(lambda: uplinks.latest("status")["estop"] is False, 1.0, "estop release")
     assert uplinks.latest("status")["estopReason"] == ""
-    operator.teleop(1.0, 0.0, 0.5)
-    uplinks.settle(0.15)
-    assert _moved(uplinks.latest("motion"), halted)[0] > 0.3
+    last = operator.teleop(1.0, 0.0, 0.5)
+    assert _moved(uplinks.at("motion", last), halted)[0] > 0.3
 
 
 def test_go_to_reaches_the_target_with_mission_feedback(
@@ -324,8 +334,8 @@ def test_go_to_reaches_the_target_with_mission_feedback(
     assert any(s["mode"] == "auto" and s["activeMissionId"] == f"goto-{seq}"
                for s in uplinks.values("status"))
 
-    uplinks.settle(0.25)
-    motion = uplinks.latest("motion")
+    completed = next(t for t, m in uplinks.seen["mission"] if m["status"] == "complete")
+    motion = uplinks.at("motion", completed + 0.25)
     assert math.dist((motion["localPose"]["x"], motion["localPose"]["y"]), (2.0, -2.0)) < 0.3
     assert motion["velocity"]["linearMps"] == 0.0
     status = uplinks.latest("status")
@@ -351,17 +361,18 @@ def test_settings_and_services_change_what_it_reports(
     operator.setting("maxSpeed", "number", 0.5)
     uplinks.wait(caps_with(lambda c: setting(c, "maxSpeed") == {"number": 0.5}), 1.0,
                  "capabilities with maxSpeed 0.5")
-    operator.teleop(2.0, 0.0, 0.5)
-    uplinks.settle(0.1)
-    assert uplinks.latest("motion")["velocity"]["linearMps"] == pytest.approx(0.5)
+    last = operator.teleop(2.0, 0.0, 0.5)
+    assert uplinks.at("motion", last)["velocity"]["linearMps"] == pytest.approx(0.5)
 
     operator.setting("gnssCorrections", "enum", "sbas")
     operator.setting("maxSpeed", "number", 9.0)  # out of range: refused
     uplinks.wait(caps_with(lambda c: setting(c, "gnssCorrections") == {"enum": "sbas"}), 1.0,
                  "the enum setting")
-    uplinks.settle(0.3)
+    applied = next(t for t, c in uplinks.seen["capabilities"]
+                   if setting(c, "gnssCorrections") == {"enum": "sbas"})
+    uplinks.until(applied + 0.3)
     assert setting(uplinks.latest("capabilities"), "maxSpeed") == {"number": 0.5}
-    assert uplinks.latest("motion")["gpsFixType"] == "sbas"
+    assert uplinks.at("motion", applied + 0.3)["gpsFixType"] == "sbas"
     assert any("Setting refused" in t for t in uplinks.texts())
 
     operator.service("lights", set_bool=True)

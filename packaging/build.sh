@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the one-folder bundle dist/fieldstation/ (run dist/fieldstation/fieldstation) with
+# .venv, and prints its size and the build time. Extra arguments go to PyInstaller
+# (e.g. --clean to drop its cache in build/pyinstaller).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || scripts/bootstrap.sh run
+if ! .venv/bin/python -c "import PyInstaller" 2>/dev/null; then
+  echo "installing PyInstaller (the package extra)"
+  .venv/bin/python -m pip install -q -e ".[package]"
+fi
+
+started=$(date +%s)
+.venv/bin/python -m PyInstaller --noconfirm --log-level WARN \
+  --distpath dist --workpath build/pyinstaller "$@" packaging/fieldstation.spec
+echo "built dist/fieldstation/fieldstation in $(( $(date +%s) - started )) s," \
+  "bundle size $(du -sh dist/fieldstation | cut -f1)"

@@ -1,0 +1,116 @@
+"""Start-up: time from launch to the first painted window, ``fieldstation`` (embedded
+simulated fleet, default layout) against a bare PySide6 window of the same size started the
+same way (target at most 3x). From source (``python -m app.cli`` against
+``python packaging/bare_window.py``) and, when dist/fieldstation exists, from the bundle
+(``fieldstation`` against ``FIELDSTATION_BARE_WINDOW=1 fieldstation``: the same frozen
+executable and libraries, with only PySide6 imported).
+
+Both print ``first-paint <unix time>`` on the next event-loop turn after their first paint
+event and quit; the time is taken from just before the launch, so interpreter or bootloader
+start-up counts for both. Runs alternate app and bare window so load drifts hit both alike.
+Without a display an Xvfb server is started for the runs (offscreen if there is no Xvfb).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from tests.bench.common import iterations, median, report, short_mode
+
+REPO = Path(__file__).resolve().parents[2]
+BUNDLE = REPO / "dist" / "fieldstation" / "fieldstation"
+TARGET = 3.0
+TIMEOUT_S = 60
+
+
+@contextlib.contextmanager
+def display_env() -> Iterator[dict[str, str]]:
+    """Environment for the GUI runs: the current X display, or a private Xvfb server."""
+    base = {**os.environ, "QT_QPA_PLATFORM": "xcb"}
+    if os.environ.get("DISPLAY"):
+        yield base
+        return
+    if not shutil.which("Xvfb"):
+        yield {**base, "QT_QPA_PLATFORM": "offscreen"}
+        return
+    read_fd, write_fd = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    try:
+        with os.fdopen(read_fd) as numbers:
+            display = numbers.readline().strip()
+        if not display:
+            raise RuntimeError("Xvfb did not start")
+        yield {**base, "DISPLAY": f":{display}"}
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def first_paint_s(command: list[str], env: dict[str, str]) -> float:
+    """Seconds from launching ``command`` to the first paint it reports."""
+    with tempfile.TemporaryDirectory() as config:  # a first start: the default layout
+        started = time.time()
+        result = subprocess.run(command, env={**env, "FIELDSTATION_CONFIG_DIR": config},
+                                capture_output=True, text=True, timeout=TIMEOUT_S,
+                                stdin=subprocess.DEVNULL)
+    found = re.search(r"^first-paint (\S+)$", result.stdout, re.MULTILINE)
+    if result.returncode != 0 or not found:
+        raise RuntimeError(f"{' '.join(command)} exited {result.returncode} without a "
+                           f"first paint: {result.stderr.strip()[-800:]}")
+    return float(found.group(1)) - started
+
+
+def compare(name: str, app: tuple[list[str], dict[str, str]],
+            bare: tuple[list[str], dict[str, str]], runs: int) -> str:
+    if not short_mode():
+        first_paint_s(*app), first_paint_s(*bare)  # warm the disk cache for both
+    app_s, bare_s = [], []
+    for _ in range(runs):
+        app_s.append(first_paint_s(*app))
+        bare_s.append(first_paint_s(*bare))
+    if runs > 1:
+        print(f"  {name}: app {', '.join(f'{s:.2f}' for s in app_s)} s; "
+              f"bare {', '.join(f'{s:.2f}' for s in bare_s)} s", flush=True)
+    return report(f"start-up {name} (first paint: app / bare PySide6 window)",
+                  median(app_s), median(bare_s), TARGET)
+
+
+def run() -> list[str]:
+    runs = iterations(7, 1)
+    lines = []
+    with display_env() as env:
+        app_env = {**env, "FIELDSTATION_EXIT_AFTER_FIRST_PAINT": "1"}
+        lines.append(compare(
+            "from source",
+            ([sys.executable, "-m", "app.cli"], app_env),
+            ([sys.executable, str(REPO / "packaging" / "bare_window.py")], env),
+            runs,
+        ))
+        if BUNDLE.is_file():
+            lines.append(compare(
+                "from the bundle",
+                ([str(BUNDLE)], app_env),
+                ([str(BUNDLE)], {**env, "FIELDSTATION_BARE_WINDOW": "1"}),
+                runs,
+            ))
+        else:
+            print("start-up from the bundle: skipped, no dist/fieldstation "
+                  "(build it with packaging/build.sh)", flush=True)
+    return lines
+
+
+if __name__ == "__main__":
+    run()

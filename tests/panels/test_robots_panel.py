@@ -1,0 +1,115 @@
+"""The robots panel on the real simulated fleet over real zenoh."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+from app.station.frame import FrameBatch
+from app.station.robots import RobotInfo, StationStatus
+from panels.robots import BATTERY, ESTOP_BACKGROUND, FAMILIES, MODE, MODEL, STATUS, RobotsPanel
+from tests.panels.tables import cell, index_of, rows
+from widgets.table import HIGHLIGHT, MUTED_ROLE, VALUE_ROLE
+
+ROBOTS = {"rover-1", "humanoid-1", "car-1"}
+
+
+def open_robots(make_main_window, qtbot):
+    window = make_main_window(show=True)
+    panel = window.open_panel("robots")
+    assert isinstance(panel, RobotsPanel)
+    # catalogs come from each robot's queryable, vitals from its telemetry
+    qtbot.waitUntil(lambda: set(rows(panel.view)) == ROBOTS
+                    and all(r[MODEL] not in ("…", "—") for r in rows(panel.view).values()),
+                    timeout=10_000)
+    return window, panel
+
+
+def test_robots_appear_with_model_families_and_battery(make_main_window, fleet, qtbot):
+    _, panel = open_robots(make_main_window, qtbot)
+    qtbot.waitUntil(lambda: all(re.fullmatch(r"\d+ %", cell(panel.view, robot, BATTERY))
+                                for robot in ("rover-1", "humanoid-1")), timeout=5_000)
+    shown = rows(panel.view)
+    for robot in fleet.robots:
+        row = shown[robot.robot_id]
+        assert row[STATUS] == "online"
+        assert row[1] == f"{robot.name} ({robot.robot_id})"
+        assert row[MODEL] == robot.model
+        assert row[FAMILIES] == ", ".join(robot.families)
+    rover_battery = cell(panel.view, "rover-1", BATTERY, VALUE_ROLE)
+    assert 0 <= rover_battery <= 100
+    assert shown["rover-1"][BATTERY] == f"{rover_battery:.0f} %"
+    assert shown["car-1"][BATTERY] == "—"  # the car reports no battery
+    assert re.fullmatch(r"\d+\.\d s", shown["rover-1"][-1])  # age of its last data
+
+
+def test_a_killed_robot_goes_offline_and_stays_listed(make_main_window, fleet, qtbot):
+    _, panel = open_robots(make_main_window, qtbot)
+    car = next(r for r in fleet.robots if r.robot_id == "car-1")
+    killed = time.monotonic()
+    car.stop()  # closes its zenoh session: its liveliness token goes away
+    qtbot.waitUntil(lambda: cell(panel.view, "car-1", STATUS).startswith("offline"),
+                    timeout=2_000)
+    assert time.monotonic() - killed < 2.0
+    assert set(rows(panel.view)) == ROBOTS
+    assert cell(panel.view, "car-1", 0, MUTED_ROLE) is True
+    assert cell(panel.view, "rover-1", 0, MUTED_ROLE) is False
+    assert re.fullmatch(r"offline \d+\.\d s ago", cell(panel.view, "car-1", STATUS))
+    assert cell(panel.view, "rover-1", STATUS) == "online"
+
+
+def test_selecting_a_robot_makes_it_the_active_robot(make_main_window, fleet, qtbot):
+    window, panel = open_robots(make_main_window, qtbot)
+    index = index_of(panel.view, "humanoid-1", 1)
+    qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=panel.view.visualRect(index).center())
+    assert window.active_robot == "humanoid-1"
+    assert window.station.active_robot == "humanoid-1"
+    assert "humanoid-1" in window._robot_label.text()
+    qtbot.waitUntil(lambda: cell(panel.view, "humanoid-1", MODEL,
+                                 Qt.ItemDataRole.BackgroundRole) == HIGHLIGHT, timeout=1_000)
+    assert cell(panel.view, "rover-1", MODEL, Qt.ItemDataRole.BackgroundRole) is None
+
+    window.set_active_robot("rover-1")  # chosen elsewhere: the selection follows
+    qtbot.waitUntil(lambda: [i.data() for i in panel.view.selectionModel().selectedRows(1)]
+                    == ["Field rover (rover-1)"], timeout=1_000)
+    assert window.active_robot == "rover-1"
+
+
+def test_an_engaged_estop_is_shown_loudly(make_main_window, fleet, qtbot):
+    _, panel = open_robots(make_main_window, qtbot)
+    rover = next(r for r in fleet.robots if r.robot_id == "rover-1")
+    rover.estop, rover.estop_reason = True, "test"
+    qtbot.waitUntil(lambda: cell(panel.view, "rover-1", MODE).startswith("E-STOP"),
+                    timeout=3_000)
+    background = cell(panel.view, "rover-1", MODE, Qt.ItemDataRole.BackgroundRole)
+    assert background == QColor(ESTOP_BACKGROUND)
+    assert cell(panel.view, "rover-1", MODE, Qt.ItemDataRole.FontRole).bold()
+    assert not cell(panel.view, "humanoid-1", MODE).startswith("E-STOP")
+
+
+def test_state_round_trips_exactly(make_main_window, qtbot):
+    window = make_main_window()
+    panel = window.open_panel("robots")
+    assert panel.save_state() == {"sort_column": 1, "sort_order": "ascending"}
+    state = {"sort_column": 4, "sort_order": "descending"}
+    panel.restore_state(state)
+    assert panel.save_state() == state
+    again = window.open_panel("robots", panel.save_state())
+    assert again.save_state() == state
+    again.restore_state({"sort_column": 99, "sort_order": 3})  # from a damaged layout
+    assert again.save_state() == {"sort_column": 1, "sort_order": "ascending"}
+
+
+def test_a_nonsense_battery_reading_is_flagged_not_drawn(make_main_window):
+    window = make_main_window()
+    panel = window.open_panel("robots")
+    robot = RobotInfo("odd-1", online=True, battery_pct=float("nan"), last_data=time.monotonic())
+    panel.update(FrameBatch(time.monotonic(), StationStatus(), robots=[robot],
+                            tables_changed=True))
+    assert cell(panel.view, "odd-1", BATTERY) == "invalid"
+    assert cell(panel.view, "odd-1", BATTERY, VALUE_ROLE) is None  # no bar
+    assert "nan" in cell(panel.view, "odd-1", BATTERY, Qt.ItemDataRole.ToolTipRole)

@@ -1,0 +1,176 @@
+"""The topics panel on the real simulated fleet over real zenoh."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QInputDialog
+
+from app.codec.fields import numeric_paths
+from app.codec.registry import registry
+from app.qt.panel_api import TOPIC_MIME
+from panels.topics import ERRORS, RATE, TYPE, TopicsPanel
+from tests.panels.tables import cell, index_of, rows
+from widgets.status_light import ALARM
+
+MOTION = "fleet/rover-1/uplink/motion"  # published at 10 Hz
+
+
+def open_topics(make_main_window, qtbot, until=MOTION):
+    window = make_main_window(show=True)
+    panel = window.open_panel("topics")
+    assert isinstance(panel, TopicsPanel)
+    qtbot.waitUntil(lambda: until in rows(panel.view), timeout=10_000)
+    return window, panel
+
+
+def record_open_panel(window, monkeypatch):
+    calls = []
+    real = window.open_panel
+
+    def open_panel(panel_id, state=None, *args, **kwargs):
+        calls.append((panel_id, state))
+        return real(panel_id, state, *args, **kwargs)
+
+    monkeypatch.setattr(window, "open_panel", open_panel)
+    return calls
+
+
+def hz(text: str) -> float:
+    match = re.fullmatch(r"(\d+\.\d) Hz", text)
+    return float(match.group(1)) if match else 0.0
+
+
+def test_topics_show_each_key_with_type_and_rate(make_main_window, fleet, qtbot):
+    window, panel = open_topics(make_main_window, qtbot)
+    every_robot = {MOTION, "fleet/humanoid-1/proprioception", "fleet/car-1/entity_status"}
+    qtbot.waitUntil(lambda: every_robot <= set(rows(panel.view))
+                    and len(rows(panel.view)) >= 20, timeout=5_000)
+    qtbot.waitUntil(lambda: set(rows(panel.view)) == set(window.station.topics()),
+                    timeout=2_000)  # every key heard, and only those
+    catalogs = {t.key: t.type_name for r in fleet.robots for t in r.topics}
+    shown = rows(panel.view)
+    assert {key: row[TYPE] for key, row in shown.items()} == {k: catalogs[k] for k in shown}
+    # the rate window fills within a few samples; the display must then match 10 Hz
+    qtbot.waitUntil(lambda: abs(hz(cell(panel.view, MOTION, RATE)) - 10.0) <= 1.0,
+                    timeout=5_000)
+    assert panel.count.text() == f"{len(rows(panel.view))} topics"
+
+
+def test_filter_by_substring_or_glob_on_key_and_type(make_main_window, fleet, qtbot):
+    _, panel = open_topics(make_main_window, qtbot)
+    qtbot.waitUntil(lambda: "fleet/humanoid-1/proprioception" in rows(panel.view))
+    total = len(rows(panel.view))
+    qtbot.keyClicks(panel.filter, "UPLINK")
+    shown = rows(panel.view)
+    assert shown and all("/uplink/" in key for key in shown)
+    assert panel.count.text() == f"{len(shown)} of {total}"
+
+    panel.filter.setText("bow.*Sample")  # a glob, on the type column
+    assert set(rows(panel.view)) and all(
+        re.fullmatch(r"bow\..*Sample", r[TYPE]) for r in rows(panel.view).values())
+    assert all(k.startswith("fleet/humanoid-1/") for k in rows(panel.view))
+
+    panel.filter.setText("*/rover-1/uplink/m*")
+    assert MOTION in rows(panel.view)
+    assert all(k.startswith("fleet/rover-1/uplink/m") for k in rows(panel.view))
+
+    panel.filter.setText("no such topic")
+    assert rows(panel.view) == {}
+    assert panel.count.text() == f"0 of {total}"
+    panel.filter.clear()
+    assert len(rows(panel.view)) >= total
+
+
+def test_inspect_opens_an_inspector_on_the_topic(make_main_window, fleet, qtbot, monkeypatch):
+    window, panel = open_topics(make_main_window, qtbot)
+    calls = record_open_panel(window, monkeypatch)
+    menu = panel.context_menu(MOTION)
+    actions = {a.text(): a for a in menu.actions()}
+    assert set(actions) == {"Plot field…", "Inspect"}
+    actions["Inspect"].trigger()
+    assert calls == [("inspector", {"key": MOTION})]
+    assert [p.panel_id for p in window.panels().values()].count("inspector") == 1
+
+
+def test_plot_field_offers_numeric_fields_and_opens_a_plot(make_main_window, fleet, qtbot,
+                                                           monkeypatch):
+    window, panel = open_topics(make_main_window, qtbot)
+    calls = record_open_panel(window, monkeypatch)
+    offered = []
+
+    def choose(parent, title, label, items, current=0, editable=True, *args, **kwargs):
+        offered.extend(items)
+        return "motion.localPose.x", True
+
+    monkeypatch.setattr(QInputDialog, "getItem", choose)
+    actions = {a.text(): a for a in panel.context_menu(MOTION).actions()}
+    assert actions["Plot field…"].isEnabled()
+    actions["Plot field…"].trigger()
+    expected = numeric_paths(registry().structs["fleet.Uplink"].schema)
+    assert sorted(offered) == sorted(expected)
+    assert offered[0].startswith("motion.")  # the member this key carries comes first
+    assert calls == [("plot", {"series": [{"key": MOTION, "path": "motion.localPose.x"}]})]
+    assert [p.panel_id for p in window.panels().values()].count("plot") == 1
+
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("", False))
+    actions = {a.text(): a for a in panel.context_menu(MOTION).actions()}
+    actions["Plot field…"].trigger()  # cancelled: nothing opens
+    assert len(calls) == 1
+
+
+def test_dragging_a_row_carries_its_key_and_type(make_main_window, fleet, qtbot):
+    _, panel = open_topics(make_main_window, qtbot)
+    model = panel.view.model()
+    assert TOPIC_MIME in model.mimeTypes()
+    row = index_of(panel.view, MOTION).row()
+    indexes = [model.index(row, c) for c in range(model.columnCount())]
+    assert all(model.flags(i) & Qt.ItemFlag.ItemIsDragEnabled for i in indexes)
+    mime = model.mimeData(indexes)
+    payload = json.loads(bytes(mime.data(TOPIC_MIME).data()).decode())
+    assert payload == {"key": MOTION, "type": "fleet.Uplink"}
+
+
+def test_decode_errors_are_shown_on_their_topic(make_main_window, fleet, free_endpoint,
+                                                open_session, qtbot):
+    window, panel = open_topics(make_main_window, qtbot)
+    junk = "fleet/rover-1/junk"
+    sender = open_session(mode="client", connect=[free_endpoint], must_connect=True)
+
+    def garbage_sent_and_counted() -> bool:
+        sender.zenoh.put(junk, b"\xff" * 13, encoding="application/capnp;fleet.Uplink")
+        return cell(panel.view, junk, ERRORS) not in (None, "0")
+
+    qtbot.waitUntil(garbage_sent_and_counted, timeout=5_000)
+    assert cell(panel.view, junk, TYPE) == "fleet.Uplink"
+    assert cell(panel.view, junk, ERRORS, Qt.ItemDataRole.ForegroundRole) == QColor(ALARM)
+    tooltip = cell(panel.view, junk, ERRORS, Qt.ItemDataRole.ToolTipRole)
+    assert tooltip.startswith("Last error: ") and "malformed ×" in tooltip
+    assert cell(panel.view, MOTION, ERRORS) == "0"
+    qtbot.waitUntil(lambda: "0 decode errors" not in window._errors_label.text(),
+                    timeout=2_000)
+
+
+def test_an_empty_station_shows_a_hint(make_main_window, qtbot):
+    window = make_main_window(show=True)  # nothing listens on its endpoint
+    panel = window.open_panel("topics")
+    qtbot.waitUntil(lambda: panel.hint.isVisible(), timeout=2_000)
+    assert panel.hint.text() == "No topics yet — waiting for data on fleet/**"
+    assert not panel.view.isVisible()
+
+
+def test_state_round_trips_exactly(make_main_window, qtbot):
+    window = make_main_window()
+    panel = window.open_panel("topics")
+    assert panel.save_state() == {"filter": "", "sort_column": 0, "sort_order": "ascending"}
+    state = {"filter": "*/uplink/*", "sort_column": RATE, "sort_order": "descending"}
+    panel.restore_state(state)
+    assert panel.save_state() == state
+    assert panel.filter.text() == "*/uplink/*"
+    again = window.open_panel("topics", panel.save_state())
+    assert again.save_state() == state
+    again.restore_state({"filter": 7, "sort_column": "rate"})  # from a damaged layout
+    assert again.save_state() == {"filter": "", "sort_column": 0, "sort_order": "ascending"}

@@ -1,0 +1,261 @@
+"""A time-series plot (pyqtgraph): series by id with a legend, a following time window,
+pause, mouse zoom, and downsampling with clip-to-view so long series stay fast.
+
+Knows nothing of topics: callers hand it (unix time, value) arrays. Items are made once
+per series; ``set_data`` is the only way data reaches them, and the caller calls it only
+when a series changed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+PALETTE = ("#4c9be8", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#edc948", "#76b7b2",
+           "#ff9da7", "#9c755f", "#bab0ac")
+BACKGROUND = (30, 32, 36)
+FOREGROUND = (200, 202, 206)
+LABEL_COLOUR = "#dcdee2"
+ERROR_COLOUR = "#f85149"
+DIM_COLOUR = "#82868c"
+# Time-axis ticks: (major step in seconds, minor ticks per major), round numbers of
+# seconds, minutes and hours.
+STEPS = ((0.1, 5), (0.2, 4), (0.5, 5), (1, 5), (2, 4), (5, 5), (10, 5), (15, 3), (30, 3),
+         (60, 4), (120, 4), (300, 5), (600, 5), (900, 3), (1800, 3), (3600, 4), (7200, 4),
+         (21600, 6), (43200, 4), (86400, 4))
+TICK_PX = 70  # the least room a tick label gets
+
+
+class TimeAxis(pg.AxisItem):
+    """x values are unix seconds; labels read as time before ``now`` (relative) or as
+    local wall-clock time, on round steps of either."""
+
+    def __init__(self) -> None:
+        super().__init__("bottom")
+        self.relative = True
+        self.now = time.time()
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+        span = max(maxVal - minVal, 1e-9)
+        fits = [step for step in STEPS if span / step[0] <= max(size / TICK_PX, 1)]
+        if not fits:  # zoomed out past days: plain numbers will do
+            return super().tickValues(minVal, maxVal, size)
+        major, parts = fits[0]
+        origin = self.now if self.relative else -_utc_offset(minVal)
+        return [(major, _ticks(minVal, maxVal, major, origin)),
+                (major / parts, _ticks(minVal, maxVal, major / parts, origin))]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        if self.relative:
+            return [_relative_text(v - self.now, spacing) for v in values]
+        return [_wall_text(v, spacing) for v in values]
+
+
+def _utc_offset(when: float) -> float:
+    """Seconds the local clock is ahead of UTC (ticks fall on round local times)."""
+    return float(time.localtime(when).tm_gmtoff)
+
+
+def _ticks(low: float, high: float, step: float, origin: float) -> list[float]:
+    first = math.ceil((low - origin) / step)
+    last = math.floor((high - origin) / step)
+    return [origin + k * step for k in range(first, last + 1)]
+
+
+def _relative_text(seconds: float, spacing: float) -> str:
+    if abs(seconds) < spacing / 2:
+        return "now"
+    sign = "-" if seconds < 0 else "+"
+    whole = round(abs(seconds))
+    if spacing >= 3600:
+        return f"{sign}{whole // 3600}:{whole % 3600 // 60:02d} h"
+    if spacing >= 60:
+        return f"{sign}{whole // 60}:{whole % 60:02d}"
+    return f"{seconds:+.{0 if spacing >= 1 else 1}f} s"
+
+
+def _wall_text(when: float, spacing: float) -> str:
+    millis = round(when * 1000)
+    local = time.localtime(millis // 1000)
+    if spacing >= 86400:
+        return time.strftime("%Y-%m-%d", local)
+    if spacing >= 60:
+        return time.strftime("%H:%M", local)
+    text = time.strftime("%H:%M:%S", local)
+    return text if spacing >= 1 else f"{text}.{millis % 1000:03d}"
+
+
+@dataclass
+class _Line:
+    item: pg.PlotDataItem
+    name: str
+    colour: str
+    status: str = ""
+    is_error: bool = False
+
+
+class PlotView(QWidget):
+    pausedChanged = Signal(bool)  # also when a mouse zoom or pan pauses following
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.axis = TimeAxis()
+        self.plot = pg.PlotWidget(background=BACKGROUND, axisItems={"bottom": self.axis})
+        self.plot_item = self.plot.getPlotItem()
+        self.view_box = self.plot_item.getViewBox()
+        # Horizontal lines at the major ticks only: a full grid costs more per frame (in
+        # software rendering) than all the curves' data updates together.
+        self.plot_item.showGrid(x=False, y=True, alpha=0.2)
+        self.plot_item.getAxis("left").setStyle(maxTickLevel=0)
+        self.plot_item.setDownsampling(auto=True, mode="peak")  # also its context menu's
+        self.plot_item.setClipToView(True)
+        for side in ("left", "bottom"):
+            axis = self.plot_item.getAxis(side)
+            axis.setPen(pg.mkPen(FOREGROUND))
+            axis.setTextPen(pg.mkPen(FOREGROUND))
+        self.legend = self.plot_item.addLegend(
+            offset=(8, 8), brush=pg.mkBrush(*BACKGROUND, 210), pen=pg.mkPen(70, 74, 80),
+            labelTextColor=LABEL_COLOUR, labelTextSize="9pt")
+        self.legend.setVisible(False)  # an empty legend is a stray box
+        self.view_box.setAutoVisible(y=True)
+        self.view_box.enableAutoRange(axis="y")
+        self.view_box.sigRangeChangedManually.connect(self._on_manual_range)
+        self._lines: dict[str, _Line] = {}
+        self._window_s = 60.0
+        self._paused = False
+        self._now = time.time()  # as of the last advance()
+        self._edge = 0.0  # right edge of the window while following
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+
+    # -- series ------------------------------------------------------------------------------
+    def add_series(self, series_id: str, name: str) -> str:
+        """Adds an empty series (its item is made here, once); returns its colour."""
+        if series_id in self._lines:
+            return self._lines[series_id].colour
+        used = {line.colour for line in self._lines.values()}
+        colour = next((c for c in PALETTE if c not in used), PALETTE[len(self._lines) %
+                                                                   len(PALETTE)])
+        # (1 px: wider pens cost Qt's raster engine several times more per frame)
+        item = pg.PlotDataItem(name=name, pen=pg.mkPen(colour, width=1),
+                               skipFiniteCheck=True)
+        self.plot_item.addItem(item)  # (applies the plot's downsampling: ours, below)
+        item.setDownsampling(auto=True, method="peak")
+        item.setClipToView(True)
+        self._lines[series_id] = _Line(item, name, colour)
+        self.legend.setVisible(True)
+        return colour
+
+    def remove_series(self, series_id: str) -> None:
+        line = self._lines.pop(series_id, None)
+        if line is not None:
+            self.plot_item.removeItem(line.item)
+        self.legend.setVisible(bool(self._lines))
+
+    def series_ids(self) -> list[str]:
+        return list(self._lines)
+
+    def data_item(self, series_id: str) -> pg.PlotDataItem:
+        return self._lines[series_id].item
+
+    def set_data(self, series_id: str, t: np.ndarray, y: np.ndarray) -> None:
+        """Replaces a series' points: unix seconds and values. Non-finite points are
+        dropped and unordered times sorted, so pyqtgraph only ever sees clean data."""
+        t = np.asarray(t, dtype=float)
+        y = np.asarray(y, dtype=float)
+        finite = np.isfinite(t) & np.isfinite(y)
+        if not finite.all():
+            t, y = t[finite], y[finite]
+        if len(t) > 1 and (t[1:] < t[:-1]).any():
+            order = np.argsort(t, kind="stable")
+            t, y = t[order], y[order]
+        self._lines[series_id].item.setData(t, y)
+
+    def set_status(self, series_id: str, status: str, is_error: bool = False) -> None:
+        """A note after the series' name in the legend (an error in red), also its tooltip."""
+        line = self._lines[series_id]
+        if (line.status, line.is_error) == (status, is_error):
+            return
+        line.status, line.is_error = status, is_error
+        label = self.legend.getLabel(line.item)
+        if label is None:
+            return
+        text = f"{line.name} — {status}" if status else line.name
+        colour = ERROR_COLOUR if is_error else (DIM_COLOUR if status else LABEL_COLOUR)
+        label.setText(text, color=colour)
+        label.setToolTip(status)
+
+    def status(self, series_id: str) -> tuple[str, bool]:
+        line = self._lines[series_id]
+        return line.status, line.is_error
+
+    def legend_text(self, series_id: str) -> str:
+        label = self.legend.getLabel(self._lines[series_id].item)
+        return label.text if label is not None else ""
+
+    # -- the time window ----------------------------------------------------------------------
+    @property
+    def window_s(self) -> float:
+        return self._window_s
+
+    def set_window(self, seconds: float) -> None:
+        self._window_s = float(seconds)
+        if self._paused:
+            right = self.view_box.viewRange()[0][1]
+            self.view_box.setXRange(right - self._window_s, right, padding=0)
+        else:
+            self._follow(self._now)
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def set_paused(self, paused: bool) -> None:
+        """Paused: the view stays put (data keeps arriving); unpaused: follow ``now``."""
+        if paused == self._paused:
+            return
+        if paused and not self._edge:  # paused before ever following: show the newest window
+            self._follow(self._now)
+        self._paused = paused
+        if not paused:
+            self.view_box.enableAutoRange(axis="y")
+            self._follow(self._now)
+        self.pausedChanged.emit(paused)
+
+    @property
+    def wall_clock(self) -> bool:
+        return not self.axis.relative
+
+    def set_wall_clock(self, wall: bool) -> None:
+        self.axis.relative = not wall
+        self.axis.picture = None
+        self.axis.update()
+
+    def advance(self, now: float) -> None:
+        """Once per frame: moves the window to ``now`` while following (at most once per
+        pixel of movement, so a long window repaints rarely)."""
+        self._now = now
+        if self._paused:
+            return
+        pixel_s = self._window_s / max(self.view_box.width(), 1.0)
+        if abs(now - self._edge) >= pixel_s:
+            self._follow(now)
+
+    def visible_range(self) -> tuple[float, float]:
+        low, high = self.view_box.viewRange()[0]
+        return low, high
+
+    def _follow(self, now: float) -> None:
+        self._edge = now
+        self.axis.now = now
+        self.view_box.setXRange(now - self._window_s, now, padding=0)
+
+    def _on_manual_range(self, *_: object) -> None:
+        self.set_paused(True)

@@ -1,0 +1,222 @@
+"""A table model updated in place from keyed rows, and a substring-or-glob filter.
+
+Rows are identified by a key: :meth:`RowsModel.set_rows` inserts, removes and changes
+only what differs, so views keep their selection, scroll position and sort without the
+flicker of a model reset.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    Q_ARG,
+    QAbstractTableModel,
+    QMetaObject,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from widgets.status_light import light_icon
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # what the column sorts by (number or text)
+KEY_ROLE = Qt.ItemDataRole.UserRole + 2  # the row's key
+VALUE_ROLE = Qt.ItemDataRole.UserRole + 3  # a raw value for delegates (e.g. a level)
+MUTED_ROLE = Qt.ItemDataRole.UserRole + 4  # the row is greyed out
+
+MUTED_TEXT = QColor("#7d8590")
+HIGHLIGHT = QColor("#1e3a57")
+GLOB_CHARS = frozenset("*?[")
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str = ""
+    sort: float | str | None = None  # defaults to the text
+    tooltip: str = ""
+    colour: str = ""  # text colour; wins over a muted row
+    background: str = ""
+    bold: bool = False
+    light: str = ""  # colour of a status light shown before the text
+    value: float | None = None
+    numeric: bool = False  # right-aligned
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    cells: tuple[Cell, ...]
+    muted: bool = False  # greyed (e.g. an offline robot)
+    highlight: bool = False  # tinted and bold (e.g. the active robot)
+
+
+class RowsModel(QAbstractTableModel):
+    def __init__(self, headers: tuple[str, ...], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.headers = headers
+        self._rows: list[Row] = []
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    # -- updating in place -------------------------------------------------------------
+    def set_rows(self, rows: list[Row]) -> None:
+        wanted = {row.key: row for row in rows}
+        for i in reversed(range(len(self._rows))):
+            if self._rows[i].key not in wanted:
+                self.beginRemoveRows(QModelIndex(), i, i)
+                del self._rows[i]
+                self.endRemoveRows()
+        last = len(self.headers) - 1
+        for i, old in enumerate(self._rows):
+            new = wanted.pop(old.key)
+            if new != old:
+                self._rows[i] = new
+                self._data_changed(self.index(i, 0), self.index(i, last))
+        if wanted:
+            start = len(self._rows)
+            self.beginInsertRows(QModelIndex(), start, start + len(wanted) - 1)
+            self._rows.extend(wanted.values())
+            self.endInsertRows()
+
+    def _data_changed(self, first: QModelIndex, last: QModelIndex) -> None:
+        # Not self.dataChanged.emit(): in PySide6 6.12.0 (CPython 3.11) every SignalInstance
+        # .emit() drops a reference to True, and a few hundred ticks later the interpreter
+        # aborts. Emitting through the meta-object has no such leak.
+        QMetaObject.invokeMethod(self, "dataChanged", Qt.ConnectionType.DirectConnection,
+                                 Q_ARG(QModelIndex, first), Q_ARG(QModelIndex, last))
+
+    def row_of(self, key: str) -> int | None:
+        return next((i for i, row in enumerate(self._rows) if row.key == key), None)
+
+    # -- QAbstractTableModel ------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.headers)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if (orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole
+                and 0 <= section < len(self.headers)):
+            return self.headers[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        cell = row.cells[index.column()]
+        R = Qt.ItemDataRole
+        if role == R.DisplayRole:
+            return cell.text
+        if role == SORT_ROLE:
+            return cell.text if cell.sort is None else cell.sort
+        if role == R.ToolTipRole:
+            return cell.tooltip or None
+        if role == R.ForegroundRole:
+            if cell.colour:
+                return QColor(cell.colour)
+            return MUTED_TEXT if row.muted else None
+        if role == R.BackgroundRole:
+            if cell.background:
+                return QColor(cell.background)
+            return HIGHLIGHT if row.highlight else None
+        if role == R.FontRole:
+            return self._bold if cell.bold or row.highlight else None
+        if role == R.DecorationRole:
+            return light_icon(cell.light) if cell.light else None
+        if role == R.TextAlignmentRole and cell.numeric:
+            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        if role == KEY_ROLE:
+            return row.key
+        if role == VALUE_ROLE:
+            return cell.value
+        if role == MUTED_ROLE:
+            return row.muted
+        return None
+
+
+class TextFilterProxy(QSortFilterProxyModel):
+    """Sorts by SORT_ROLE; keeps rows where some of ``columns`` contains the filter text
+    (case-insensitive), or matches it as a glob when it has ``*``, ``?`` or ``[``."""
+
+    def __init__(self, columns: tuple[int, ...], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.columns = columns
+        self.pattern = ""
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
+
+    def set_pattern(self, text: str) -> None:
+        if hasattr(self, "beginFilterChange"):  # Qt 6.9+, where invalidateRowsFilter is deprecated
+            self.beginFilterChange()
+            self.pattern = text.strip().lower()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.pattern = text.strip().lower()
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        if not self.pattern:
+            return True
+        model = self.sourceModel()
+        texts = [str(model.index(source_row, c, source_parent).data() or "").lower()
+                 for c in self.columns]
+        if GLOB_CHARS & set(self.pattern):
+            return any(fnmatch.fnmatchcase(t, self.pattern) for t in texts)
+        return any(self.pattern in t for t in texts)
+
+
+def make_table_view(model: QSortFilterProxyModel, widths: Sequence[int],
+                    stretch: int) -> QTableView:
+    """A read-only, row-selecting, sortable table in the station's quiet style; columns
+    start ``widths`` characters wide, except ``stretch``, which takes the spare room."""
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setSortingEnabled(True)
+    view.setShowGrid(False)
+    view.setWordWrap(False)
+    view.setAlternatingRowColors(True)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+    header = view.horizontalHeader()
+    header.setHighlightSections(False)
+    header.setStretchLastSection(False)
+    char = view.fontMetrics().averageCharWidth()
+    for column, width in enumerate(widths):
+        header.resizeSection(column, width * char + 16)
+    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    return view
+
+
+def sort_state(view: QTableView) -> dict[str, Any]:
+    header = view.horizontalHeader()
+    descending = header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    return {"sort_column": header.sortIndicatorSection(),
+            "sort_order": "descending" if descending else "ascending"}
+
+
+def restore_sort(view: QTableView, state: dict[str, Any], default_column: int) -> None:
+    """Sorts as ``state`` says; a missing or bad entry falls back to the default."""
+    state = state if isinstance(state, dict) else {}
+    column = state.get("sort_column")
+    columns = view.model().columnCount()
+    if not isinstance(column, int) or isinstance(column, bool) or not 0 <= column < columns:
+        column = default_column
+    order = (Qt.SortOrder.DescendingOrder if state.get("sort_order") == "descending"
+             else Qt.SortOrder.AscendingOrder)
+    view.sortByColumn(column, order)
