@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
 from app import render_text
@@ -40,6 +39,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def app_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("fieldstation")
     except PackageNotFoundError:

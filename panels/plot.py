@@ -23,7 +23,6 @@ from app.station.frame import FrameBatch
 from panels.base import PanelBase
 from panels.schema_info import plot_paths
 from widgets.choice_box import ChoiceBox
-from widgets.plot_view import PlotView
 
 WINDOWS_S = {10: "10 s", 30: "30 s", 60: "1 min", 300: "5 min", 600: "10 min"}
 MIN_WINDOW_S, MAX_WINDOW_S = 10, 600
@@ -53,6 +52,9 @@ class PlotPanel(PanelBase):
         self._lines: list[_Line] = []
         self._window_s: float = DEFAULT_WINDOW_S
         self._topics: dict[str, Any] = {}
+        # pyqtgraph takes ~0.3 s to import: pay it when a plot opens, not at start-up.
+        from widgets.plot_view import PlotView
+
         self.view = PlotView()
         self.view.pausedChanged.connect(self._on_view_paused)
 

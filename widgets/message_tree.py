@@ -9,10 +9,10 @@ scrolling survive every update.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
@@ -56,8 +56,21 @@ def float_text(value: float) -> str:
     """Shortest text that reads back to the value; float32 values without float64 noise."""
     if not math.isfinite(value):
         return str(value)
-    single = np.float32(value)
-    return str(single) if float(single) == value else repr(value)
+    single = _as_float32(value)
+    if single != value:
+        return repr(value)
+    for digits in range(1, 10):  # 9 significant digits always read back a float32
+        shortest = float(f"{value:.{digits}g}")
+        if _as_float32(shortest) == single:
+            return repr(shortest)
+    return repr(value)
+
+
+def _as_float32(value: float) -> float:
+    try:
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        return math.nan
 
 
 def leaf_text(value: Any) -> str:

@@ -12,15 +12,16 @@ import math
 import threading
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from app.bus.subscription import RawSample
 from app.codec.decode import DecodedMessage, decode
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path, plain
 from app.codec.stamps import best_time
+
+if TYPE_CHECKING:
+    import numpy as np
 
 INSPECT_MAX_LIST = 16
 SERIES_CAPACITY = 1_000_000  # points per series; the oldest are dropped past this
@@ -61,6 +62,9 @@ class SeriesBuffer:
     """A growable ring of (time, value) pairs; appended by the decode thread."""
 
     def __init__(self, capacity: int = SERIES_CAPACITY) -> None:
+        import numpy as np  # here, not at module level: keeps numpy off the start-up path
+
+        self._resize = np.resize
         self.capacity = capacity
         self._t = np.empty(1024)
         self._y = np.empty(1024)
@@ -78,8 +82,8 @@ class SeriesBuffer:
                     self._y[:keep] = self._y[self._n - keep : self._n]
                     self._n = keep
                 else:
-                    self._t = np.resize(self._t, min(self.capacity, 2 * len(self._t)))
-                    self._y = np.resize(self._y, len(self._t))
+                    self._t = self._resize(self._t, min(self.capacity, 2 * len(self._t)))
+                    self._y = self._resize(self._y, len(self._t))
             self._t[self._n] = t
             self._y[self._n] = y
             self._n += 1
