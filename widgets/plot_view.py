@@ -4,13 +4,18 @@ pause, mouse zoom, and downsampling with clip-to-view so long series stay fast.
 Knows nothing of topics: callers hand it (unix time, value) arrays. Items are made once
 per series; ``set_data`` is the only way data reaches them, and the caller calls it only
 when a series changed.
+
+Clipping and peak downsampling are done here, once per data change, over the visible
+window plus one window of margin each side, instead of by pyqtgraph: its own auto modes
+recompute every curve again whenever the view moves, which a following window does on
+every frame.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyqtgraph as pg
@@ -98,6 +103,22 @@ class _Line:
     colour: str
     status: str = ""
     is_error: bool = False
+    t: np.ndarray = field(default_factory=lambda: np.empty(0))
+    y: np.ndarray = field(default_factory=lambda: np.empty(0))
+
+
+def peak_decimate(t: np.ndarray, y: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """At most ~2 * bins points keeping each bin's minimum and maximum (spikes survive)."""
+    per_bin = len(t) // max(bins, 1)
+    if per_bin < 2:
+        return t, y
+    whole = len(t) // per_bin * per_bin
+    grouped = y[:whole].reshape(-1, per_bin)
+    td = np.repeat(t[:whole:per_bin], 2)
+    yd = np.empty(len(td))
+    yd[0::2] = grouped.min(axis=1)
+    yd[1::2] = grouped.max(axis=1)
+    return np.concatenate([td, t[whole:]]), np.concatenate([yd, y[whole:]])
 
 
 class PlotView(QWidget):
@@ -113,8 +134,6 @@ class PlotView(QWidget):
         # software rendering) than all the curves' data updates together.
         self.plot_item.showGrid(x=False, y=True, alpha=0.2)
         self.plot_item.getAxis("left").setStyle(maxTickLevel=0)
-        self.plot_item.setDownsampling(auto=True, mode="peak")  # also its context menu's
-        self.plot_item.setClipToView(True)
         for side in ("left", "bottom"):
             axis = self.plot_item.getAxis(side)
             axis.setPen(pg.mkPen(FOREGROUND))
@@ -126,6 +145,8 @@ class PlotView(QWidget):
         self.view_box.setAutoVisible(y=True)
         self.view_box.enableAutoRange(axis="y")
         self.view_box.sigRangeChangedManually.connect(self._on_manual_range)
+        self._rendered = (0.0, 0.0)  # x range the items' points cover
+        self.view_box.sigXRangeChanged.connect(self._on_x_range)
         self._lines: dict[str, _Line] = {}
         self._window_s = 60.0
         self._paused = False
@@ -146,9 +167,7 @@ class PlotView(QWidget):
         # (1 px: wider pens cost Qt's raster engine several times more per frame)
         item = pg.PlotDataItem(name=name, pen=pg.mkPen(colour, width=1),
                                skipFiniteCheck=True)
-        self.plot_item.addItem(item)  # (applies the plot's downsampling: ours, below)
-        item.setDownsampling(auto=True, method="peak")
-        item.setClipToView(True)
+        self.plot_item.addItem(item)
         self._lines[series_id] = _Line(item, name, colour)
         self.legend.setVisible(True)
         return colour
@@ -176,7 +195,30 @@ class PlotView(QWidget):
         if len(t) > 1 and (t[1:] < t[:-1]).any():
             order = np.argsort(t, kind="stable")
             t, y = t[order], y[order]
-        self._lines[series_id].item.setData(t, y)
+        line = self._lines[series_id]
+        line.t, line.y = t, y
+        self._render(line)
+
+    def _render(self, line: _Line) -> None:
+        if not self._edge and not self._paused:  # no window yet: everything is in view
+            first, last = 0, len(line.t)
+        else:
+            low, high = self.view_box.viewRange()[0]
+            span = max(high - low, 1e-9)
+            self._rendered = (low - span, high + span)
+            first = max(0, int(np.searchsorted(line.t, low - span)) - 1)
+            last = min(len(line.t), int(np.searchsorted(line.t, high + span)) + 1)
+        bins = 3 * max(int(self.view_box.width()), 200)  # ~one bin per pixel
+        line.item.setData(*peak_decimate(line.t[first:last], line.y[first:last], bins))
+
+    def _on_x_range(self, *_: object) -> None:
+        """Re-renders only when the view left the rendered margin or was zoomed."""
+        low, high = self.view_box.viewRange()[0]
+        rendered_low, rendered_high = self._rendered
+        zoomed = abs((high - low) * 3 - (rendered_high - rendered_low)) > 1e-6 * (high - low)
+        if zoomed or low < rendered_low or high > rendered_high:
+            for line in self._lines.values():
+                self._render(line)
 
     def set_status(self, series_id: str, status: str, is_error: bool = False) -> None:
         """A note after the series' name in the legend (an error in red), also its tooltip."""

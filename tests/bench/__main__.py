@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from tests.bench import bench_bus_latency, bench_cloud_decode, bench_startup
+from tests.bench import (
+    bench_bus_latency,
+    bench_cloud_decode,
+    bench_gui,
+    bench_plot,
+    bench_startup,
+)
 from tests.bench.common import short_mode
 
-BENCHMARKS = (bench_bus_latency, bench_cloud_decode, bench_startup)
+BENCHMARKS = (bench_bus_latency, bench_cloud_decode, bench_gui, bench_plot, bench_startup)
 
 
 def main() -> None:
