@@ -182,7 +182,7 @@ class PlotPanel(PanelBase):
             return False
         line = _Line(interest)
         self._lines.append(line)
-        self.view.add_series(line.series_id, line.series_id)
+        self.view.add_series(line.series_id, f"{key.removeprefix('fleet/')} · {path}")
         self.hint.hide()
         return True
 

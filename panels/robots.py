@@ -28,7 +28,7 @@ from widgets.table import (
 )
 
 COLUMNS = ("Status", "Robot", "Model", "Families", "Battery", "Mode", "Last data")
-WIDTHS = (21, 24, 15, 24, 13, 20, 9)  # characters
+WIDTHS = (15, 24, 12, 19, 11, 12, 8)  # characters
 STATUS, ROBOT, MODEL, FAMILIES, BATTERY, MODE, AGE = range(len(COLUMNS))
 ESTOP_BACKGROUND = "#b62324"
 

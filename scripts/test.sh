@@ -14,4 +14,4 @@ export SDL_VIDEODRIVER=dummy LIBGL_ALWAYS_SOFTWARE=1 PYTHONDONTWRITEBYTECODE=1
 packaging/build.sh
 export FIELDSTATION_BUNDLE=dist/fieldstation
 xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m pytest "$@"
-FIELDSTATION_BENCH=short .venv/bin/python -m tests.bench
+FIELDSTATION_BENCH=short xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m tests.bench

@@ -43,7 +43,7 @@ def test_a_series_grows_and_is_pushed_only_when_it_changed(make_main_window, fle
                     timeout=TIMEOUT_MS)
     battery = panel.view.data_item(f"{BATTERY}:battery.percentage")
     assert 0 < battery.yData[-1] <= 100
-    assert panel.view.legend_text(f"{MOTION}:{SPEED}") == f"{MOTION}:{SPEED}"  # no error
+    assert panel.view.legend_text(f"{MOTION}:{SPEED}") == f"rover-1/uplink/motion · {SPEED}"
 
     calls: list[int] = []
     original = battery.setData
