@@ -154,42 +154,41 @@ class FeedHub:
                 keys = list(self._keys.items())
                 series_keys = {k: list(v) for k, v in self._series_keys.items()}
             for key, state in keys:
-                self._decode_series(state, series_keys.get(key, []))
-                self._decode_latest(key, state)
+                self._decode_key(key, state, series_keys.get(key, []))
 
-    def _decode_latest(self, key: str, state: _KeyState) -> None:
-        sample = state.latest_raw
-        if sample is None or sample.seq == state.latest_done or Latest(key) not in self._interests:
-            return
-        state.latest_done = sample.seq
-        try:
-            message = decode(sample.encoding, sample.payload, sample.attachment)
-            tree = plain(message.root, max_list=INSPECT_MAX_LIST)
-        except DecodeError as exc:
-            previous = self.latest.get(key)
-            if previous is not None:
-                previous.error = str(exc)
-            return
-        stamp, clock = best_time(message.root, sample.source_time, sample.received)
-        self.latest[key] = LatestValue(key, message.type_name, tree, stamp, clock,
-                                       len(sample.payload), sample.seq)
-
-    def _decode_series(self, state: _KeyState, wanted: list[Series]) -> None:
+    def _decode_key(self, key: str, state: _KeyState, wanted: list[Series]) -> None:
+        """Each sample is decoded once, whether a series, the latest value or both need it."""
+        newest = state.latest_raw
+        if newest is None or newest.seq == state.latest_done or Latest(key) not in self._interests:
+            newest = None
+        newest_result: DecodedMessage | DecodeError | None = None
         while state.pending:
             sample = state.pending.popleft()
-            if not wanted:
+            result = _decode(sample)
+            if newest is not None and sample.seq == newest.seq:
+                newest_result = result
+            if isinstance(result, DecodeError):
+                for buffer in filter(None, map(self.series.get, wanted)):
+                    buffer.error = str(result)
                 continue
-            try:
-                message = decode(sample.encoding, sample.payload, sample.attachment)
-            except DecodeError as exc:
-                for interest in wanted:
-                    buffer = self.series.get(interest)
-                    if buffer is not None:
-                        buffer.error = str(exc)
-                continue
-            stamp, _ = best_time(message.root, sample.source_time, sample.received)
+            stamp, _ = best_time(result.root, sample.source_time, sample.received)
             for interest in wanted:
-                self._append(interest, message, stamp)
+                self._append(interest, result, stamp)
+        if newest is not None:
+            state.latest_done = newest.seq
+            self._set_latest(key, newest, newest_result or _decode(newest))
+
+    def _set_latest(self, key: str, sample: RawSample,
+                    result: DecodedMessage | DecodeError) -> None:
+        if isinstance(result, DecodeError):
+            previous = self.latest.get(key)
+            if previous is not None:
+                previous.error = str(result)
+            return
+        stamp, clock = best_time(result.root, sample.source_time, sample.received)
+        tree = plain(result.root, max_list=INSPECT_MAX_LIST)
+        self.latest[key] = LatestValue(key, result.type_name, tree, stamp, clock,
+                                       len(sample.payload), sample.seq)
 
     def _append(self, interest: Series, message: DecodedMessage, stamp: float) -> None:
         buffer = self.series.get(interest)
@@ -207,3 +206,10 @@ class FeedHub:
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout=2)
+
+
+def _decode(sample: RawSample) -> DecodedMessage | DecodeError:
+    try:
+        return decode(sample.encoding, sample.payload, sample.attachment)
+    except DecodeError as exc:
+        return exc

@@ -100,12 +100,26 @@ def stamp(sample: RawSample) -> float:
     return sample.source_time if sample.source_time is not None else sample.arrival
 
 
-def same_tick(samples: list[RawSample], at: RawSample) -> RawSample:
-    """The sample of another topic describing the same robot tick as ``at`` (the robot
-    stamps each sample with the time of its tick), or the nearest one."""
+def same_tick(samples: list[RawSample], at: RawSample) -> RawSample | None:
+    """The sample of another topic of the same rate produced in the same robot tick as
+    ``at`` (the robot stamps each sample with the time of its tick), or None when it did not
+    arrive (telemetry may be dropped under congestion)."""
+    return next((s for s in samples if stamp(s) == stamp(at)), None)
+
+
+def pairs(samples: dict[str, list[RawSample]], key: str,
+          other: str) -> list[tuple[RawSample, RawSample]]:
+    """(``key`` sample, ``other`` sample) of each tick where both arrived, oldest first."""
+    found = [(sample, same_tick(samples[other], sample)) for sample in samples[key]]
+    return [(sample, partner) for sample, partner in found if partner is not None]
+
+
+def tf_at(samples: list[RawSample], at: RawSample) -> RawSample | None:
+    """The tf (20 Hz) of the tick of ``at`` or of a tick within 20 ms of it (after a late
+    tick the 20 Hz and 10 Hz topics need not share ticks any more; in 20 ms the rover moves
+    < 1 cm), or None."""
     best = min(samples, key=lambda s: abs(stamp(s) - stamp(at)))
-    assert abs(stamp(best) - stamp(at)) < 0.04
-    return best
+    return best if abs(stamp(best) - stamp(at)) <= 0.02 else None
 
 
 def rect(box) -> tuple[float, float, float, float]:
@@ -205,13 +219,13 @@ def test_cloud_arrives_with_all_points(recording) -> None:
 
 def test_raw_and_jpeg_images_show_the_same_view(recording) -> None:
     _, samples = recording
-    raw_sample = samples["camera/image"][-2]
+    raw_sample, jpeg_sample = pairs(samples, "camera/image", "camera/compressed")[-1]
     message = decoded(raw_sample)
     assert message.root.rows == 480 and message.root.cols == 640
     assert message.root.channels == 3 and message.root.elementType == "uint8"
     assert len(message.buffers[message.root.dataBufferIndex]) == 480 * 640 * 3
     raw = image_to_numpy(message)
-    jpeg_message = decoded(same_tick(samples["camera/compressed"], raw_sample)).root
+    jpeg_message = decoded(jpeg_sample).root
     assert jpeg_message.format == "jpeg" and jpeg_message.frameId == "camera"
     assert jpeg_message.timestamp.sec > 1_600_000_000
     bgr = cv2.imdecode(np.frombuffer(jpeg_message.data, np.uint8), cv2.IMREAD_COLOR)
@@ -225,9 +239,10 @@ def test_detections_box_what_was_drawn(recording) -> None:
     assert robot.sensors is not None
     background = robot.sensors.camera.background.astype(int)
     checked = 0
-    for detection_sample in samples["camera/detections"][-5:]:
+    for detection_sample, image_sample in pairs(samples, "camera/detections",
+                                                "camera/image")[-5:]:
         detections = decoded(detection_sample).root
-        image = image_to_numpy(decoded(same_tick(samples["camera/image"], detection_sample)))
+        image = image_to_numpy(decoded(image_sample))
         assert len(detections.predictions) == len(detections.boundingBoxes) > 0
         for prediction, box in zip(detections.predictions, detections.boundingBoxes,
                                    strict=True):
@@ -247,9 +262,10 @@ def test_detections_box_what_was_drawn(recording) -> None:
 def test_skeletons_sit_on_the_people(recording) -> None:
     _, samples = recording
     seen = 0
-    for skeleton_sample in samples["camera/skeletons"][-5:]:
+    for skeleton_sample, boxes_sample in pairs(samples, "camera/skeletons",
+                                               "camera/detections")[-5:]:
         skeletons = decoded(skeleton_sample).root.skeletons
-        boxes = decoded(same_tick(samples["camera/detections"], skeleton_sample)).root
+        boxes = decoded(boxes_sample).root
         people = [rect(b) for p, b in zip(boxes.predictions, boxes.boundingBoxes, strict=True)
                   if p.label == "person"]
         assert len(skeletons) <= len(people)
@@ -304,10 +320,14 @@ def test_frames_chain_from_world_to_the_camera_pixels(recording) -> None:
     cubes = {e.id: e.cubes[0].pose.position for e in scene.entities if e.cubes}
     statics = {key: np.array([p.x, p.y, p.z]) for key, p in cubes.items()
                if key.startswith(("box-", "pallet-"))}
-    exact = 0
-    for sample in samples["lidar/detections"][-5:]:
+    exact = checked = 0
+    for sample, boxes2_sample in pairs(samples, "lidar/detections", "camera/detections"):
+        tf = tf_at(samples["tf"], sample)
+        if tf is None:
+            continue
+        checked += 1
         objects = decoded(sample).root
-        frames = transforms(same_tick(samples["tf"], sample))
+        frames = transforms(tf)
         assert frames["base_link"][0] == "world" and frames["camera"][0] == "base_link"
         assert frames["lidar"][0] == "base_link"
         boxes3 = [(p.label, box_corners(b, q)) for p, b, q in
@@ -319,7 +339,7 @@ def test_frames_chain_from_world_to_the_camera_pixels(recording) -> None:
             assert min(np.linalg.norm(local - c.mean(axis=0)) for _, c in boxes3) < 0.05
         # base_link -> camera -> pixels: a box (one cuboid, nothing else) projects exactly onto
         # its 2D detection; any object's 2D box lies within its projected 3D box.
-        boxes2 = decoded(same_tick(samples["camera/detections"], sample)).root
+        boxes2 = decoded(boxes2_sample).root
         rects2 = [(p.label, rect(b)) for p, b in
                   zip(boxes2.predictions, boxes2.boundingBoxes, strict=True)]
         _, rotation, translation = frames["camera"]
@@ -340,7 +360,7 @@ def test_frames_chain_from_world_to_the_camera_pixels(recording) -> None:
                 assert any(other == label and r[0] >= projected[0] - 1 and
                            r[1] >= projected[1] - 1 and r[2] <= projected[2] + 1 and
                            r[3] <= projected[3] + 1 for other, r in rects2), (label, projected)
-    assert exact >= 5
+    assert checked >= 5 and exact >= 5
 
 
 def test_the_rover_is_reported_where_it_drove(recording) -> None:
