@@ -27,9 +27,8 @@ class PanelBase(QWidget):
     def interests(self) -> set[Interest]:
         return set()
 
-    def update(self, batch: FrameBatch) -> None:  # type: ignore[override]
-        """Called once per frame tick while visible. (Shadows QWidget.update on purpose:
-        panels repaint through their widgets, never through QWidget.update().)"""
+    def on_frame(self, batch: FrameBatch) -> None:
+        """Called once per frame tick while the panel is on screen."""
 
     def save_state(self) -> dict[str, Any]:
         return {}

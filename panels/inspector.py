@@ -130,7 +130,7 @@ class InspectorPanel(PanelBase):
         self.tree.set_expanded_paths(expanded)
         self.set_key(key)
 
-    def update(self, batch: FrameBatch) -> None:  # type: ignore[override]
+    def on_frame(self, batch: FrameBatch) -> None:
         if batch.tables_changed:
             self._refresh_keys(batch)
         if self.frozen:

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.qt.panel_api import PanelHost
-from app.station.feeds import Interest, Series, SeriesBuffer
+from app.station.feeds import Interest, Series
 from app.station.frame import FrameBatch
+from app.station.series import SeriesBuffer
 from panels.base import PanelBase
 from panels.schema_info import plot_paths
 from widgets.choice_box import ChoiceBox
@@ -156,7 +157,7 @@ class PlotPanel(PanelBase):
         if problems:
             self.host.show_message("Plot: ignored " + ", ".join(problems))
 
-    def update(self, batch: FrameBatch) -> None:  # type: ignore[override]
+    def on_frame(self, batch: FrameBatch) -> None:
         if batch.tables_changed:
             self._topics = batch.topics
             if self.picker.isVisible():

@@ -60,7 +60,7 @@ class RobotsPanel(PanelBase):
         self._filled = False
         self._syncing = False
 
-    def update(self, batch: FrameBatch) -> None:  # type: ignore[override]
+    def on_frame(self, batch: FrameBatch) -> None:
         if batch.tables_changed or not self._filled or batch.active_robot != self._active:
             self._robots, self._now, self._active = batch.robots, batch.now, batch.active_robot
             self._refresh()

@@ -114,7 +114,7 @@ class TopicsPanel(PanelBase):
         self._filled = False
         self._show_counts()
 
-    def update(self, batch: FrameBatch) -> None:  # type: ignore[override]
+    def on_frame(self, batch: FrameBatch) -> None:
         if not batch.tables_changed and self._filled:
             return
         self._filled = True

@@ -149,7 +149,7 @@ class MainWindow(QMainWindow):
                            self._topics, dict(self.station.feeds.latest),
                            dict(self.station.feeds.series), tables_changed)
         for panel in visible:
-            panel.update(batch)
+            panel.on_frame(batch)
 
     # -- layouts ---------------------------------------------------------------------------
     def current_layout(self, name: str = "") -> Layout:

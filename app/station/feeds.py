@@ -12,19 +12,16 @@ import math
 import threading
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.bus.subscription import RawSample
 from app.codec.decode import DecodedMessage, decode
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path, plain
 from app.codec.stamps import best_time
-
-if TYPE_CHECKING:
-    import numpy as np
+from app.station.series import SeriesBuffer
 
 INSPECT_MAX_LIST = 16
-SERIES_CAPACITY = 1_000_000  # points per series; the oldest are dropped past this
 PENDING_PER_KEY = 4096  # raw samples waiting for the series decoder, per key
 
 
@@ -56,46 +53,6 @@ class LatestValue:
     size: int
     seq: int
     error: str = ""  # the last decode failure on this key, shown instead of stale data
-
-
-class SeriesBuffer:
-    """A growable ring of (time, value) pairs; appended by the decode thread."""
-
-    def __init__(self, capacity: int = SERIES_CAPACITY) -> None:
-        import numpy as np  # here, not at module level: keeps numpy off the start-up path
-
-        self._resize = np.resize
-        self.capacity = capacity
-        self._t = np.empty(1024)
-        self._y = np.empty(1024)
-        self._n = 0
-        self._lock = threading.Lock()
-        self.version = 0
-        self.error = ""
-
-    def append(self, t: float, y: float) -> None:
-        with self._lock:
-            if self._n == len(self._t):
-                if self._n >= self.capacity:
-                    keep = self.capacity // 2
-                    self._t[:keep] = self._t[self._n - keep : self._n]
-                    self._y[:keep] = self._y[self._n - keep : self._n]
-                    self._n = keep
-                else:
-                    self._t = self._resize(self._t, min(self.capacity, 2 * len(self._t)))
-                    self._y = self._resize(self._y, len(self._t))
-            self._t[self._n] = t
-            self._y[self._n] = y
-            self._n += 1
-            self.version += 1
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """Copies of the data, safe to hand to the GUI thread."""
-        with self._lock:
-            return self._t[: self._n].copy(), self._y[: self._n].copy()
-
-    def __len__(self) -> int:
-        return self._n
 
 
 @dataclass

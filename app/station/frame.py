@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.bus.stats import TopicStats
-from app.station.feeds import LatestValue, Series, SeriesBuffer
+from app.station.feeds import LatestValue, Series
 from app.station.robots import RobotInfo, StationStatus
+from app.station.series import SeriesBuffer
 
 
 @dataclass

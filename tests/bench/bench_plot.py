@@ -11,9 +11,10 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication
 
 from app.qt.application import create_application
-from app.station.feeds import Series, SeriesBuffer
+from app.station.feeds import Series
 from app.station.frame import FrameBatch
 from app.station.robots import StationStatus
+from app.station.series import SeriesBuffer
 from panels.plot import PlotPanel
 from tests.bench.common import iterations, median, report
 
@@ -72,7 +73,7 @@ def run() -> list[str]:
         _advance(buffers, now)
         batch = FrameBatch(time.monotonic(), status, series=dict(buffers))
         start = time.perf_counter()
-        panel.update(batch)
+        panel.on_frame(batch)
         panel.view.plot.viewport().repaint()
         ours.append(time.perf_counter() - start)
 

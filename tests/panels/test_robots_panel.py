@@ -108,7 +108,7 @@ def test_a_nonsense_battery_reading_is_flagged_not_drawn(make_main_window):
     window = make_main_window()
     panel = window.open_panel("robots")
     robot = RobotInfo("odd-1", online=True, battery_pct=float("nan"), last_data=time.monotonic())
-    panel.update(FrameBatch(time.monotonic(), StationStatus(), robots=[robot],
+    panel.on_frame(FrameBatch(time.monotonic(), StationStatus(), robots=[robot],
                             tables_changed=True))
     assert cell(panel.view, "odd-1", BATTERY) == "invalid"
     assert cell(panel.view, "odd-1", BATTERY, VALUE_ROLE) is None  # no bar
