@@ -9,8 +9,8 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QWidget
 
 from app.qt.panel_api import TOPIC_MIME, PanelHost
-from app.station.feeds import Interest
 from app.station.frame import FrameBatch
+from app.station.interests import Interest
 
 
 class PanelBase(QWidget):

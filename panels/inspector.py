@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 
 from app.qt.panel_api import PanelHost
 from app.render_text import to_json
-from app.station.feeds import Interest, Latest, LatestValue
 from app.station.frame import FrameBatch
+from app.station.interests import Interest, Latest, LatestValue
 from panels.base import PanelBase
 from panels.schema_info import type_hints
 from widgets.choice_box import ChoiceBox

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.qt.panel_api import PanelHost
-from app.station.feeds import Interest, Series
 from app.station.frame import FrameBatch
+from app.station.interests import Interest, Series
 from app.station.series import SeriesBuffer
 from panels.base import PanelBase
 from panels.schema_info import plot_paths

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import zenoh
+
 DEFAULT_ROOT = "fleet"
 ROBOT_ID = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -60,3 +62,13 @@ def robot_of(key: str, root: str = DEFAULT_ROOT) -> str | None:
     if len(parts) >= 2 and parts[0] == root and ROBOT_ID.match(parts[1]):
         return parts[1]
     return None
+
+
+def key_matches(key_expr: str, key: str) -> bool:
+    """Whether a concrete key is one of those ``key_expr`` (with ``*``, ``**``) names."""
+    if "*" not in key_expr and "$" not in key_expr:
+        return key_expr == key
+    try:
+        return zenoh.KeyExpr(key_expr).intersects(zenoh.KeyExpr(key))
+    except zenoh.ZError:
+        return False

@@ -16,6 +16,7 @@ class TopicStats:
     count: int = 0
     bytes: int = 0
     drops: int = 0
+    copied_bytes: int = 0  # bytes taken out of zenoh because something wanted them
     errors: Counter[str] = field(default_factory=Counter)
     last_error: str = ""
     last_arrival: float = 0.0
@@ -32,7 +33,7 @@ class TopicStats:
     def snapshot(self) -> TopicStats:
         """A copy safe to read while the subscriber thread keeps counting."""
         return TopicStats(
-            self.key, self.encoding, self.count, self.bytes, self.drops,
+            self.key, self.encoding, self.count, self.bytes, self.drops, self.copied_bytes,
             Counter(self.errors), self.last_error, self.last_arrival, deque(self._window),
         )
 

@@ -1,12 +1,15 @@
-"""Subscriptions that keep the newest N raw samples and count traffic per key.
+"""Subscriptions that count traffic per key and hand on the samples someone wants.
 
-The zenoh callback runs on a foreign thread: it only copies the sample into the ring and
-updates counters, under a lock held for microseconds. Decoding happens when a consumer
-takes the samples (:meth:`Subscription.decode` counts failures on the sample's topic).
+The zenoh callback runs on a foreign thread: it counts the sample (no payload copy), then
+copies the payload only if it is wanted — into the ring of the newest N samples, or to
+whatever ``route`` returns for its key. Decoding happens when a consumer takes the samples
+(:meth:`Subscription.decode` and :meth:`Subscription.record_error` count failures on the
+sample's topic).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import deque
@@ -37,6 +40,10 @@ class RawSample:
         return self.stamp.get_time().timestamp() if self.stamp is not None else None
 
 
+# key, encoding, payload + attachment bytes -> where the sample goes, or None (not copied)
+Route = Callable[[str, str, int], Callable[[RawSample], None] | None]
+
+
 class Subscription:
     def __init__(
         self,
@@ -44,9 +51,14 @@ class Subscription:
         key_expr: str,
         depth: int = 16,
         on_sample: Callable[[RawSample], None] | None = None,
+        route: Route | None = None,
     ) -> None:
+        """With ``route``, only routed samples are copied and there is no ring (``depth``
+        and ``on_sample`` are not used)."""
         self.key_expr = key_expr
         self.depth = depth
+        self.callback_cpu_s = 0.0  # CPU time spent in this subscription's zenoh callback
+        self._route = route
         self._ring: deque[RawSample] = deque(maxlen=depth)
         self._stats: dict[str, TopicStats] = {}
         self._lock = threading.Lock()
@@ -57,25 +69,49 @@ class Subscription:
         self._handle = bus.declare_subscriber(key_expr, self._receive)
 
     def _receive(self, sample: Any) -> None:
-        arrival = time.monotonic()
-        received = time.time()
-        key = str(sample.key_expr)
-        encoding = str(sample.encoding)
-        payload = sample.payload.to_bytes()
-        attachment = sample.attachment.to_bytes() if sample.attachment is not None else None
-        stamp = sample.timestamp
+        started = time.thread_time()
+        try:
+            if self._route is None:
+                self._keep(sample)
+            else:
+                self._hand_on(sample)
+        finally:
+            self.callback_cpu_s += time.thread_time() - started
+
+    def _keep(self, sample: Any) -> None:
+        raw = _materialise(sample, 0)
+        size = len(raw.payload) + (len(raw.attachment) if raw.attachment is not None else 0)
         with self._lock:
             self._seq += 1
-            raw = RawSample(
-                key, encoding, payload, attachment, arrival, received, stamp, self._seq
-            )
+            raw = dataclasses.replace(raw, seq=self._seq)
             if len(self._ring) == self.depth and self._ring[0].seq > self._taken_seq:
                 self._stats_for(self._ring[0].key).drops += 1
             self._ring.append(raw)
-            size = len(payload) + (len(attachment) if attachment is not None else 0)
-            self._stats_for(key).record(arrival, size, encoding)
+            stats = self._stats_for(raw.key)
+            stats.record(raw.arrival, size, raw.encoding)
+            stats.copied_bytes += size
         if self._on_sample is not None:
             self._on_sample(raw)
+
+    def _hand_on(self, sample: Any) -> None:
+        arrival = time.monotonic()
+        key = str(sample.key_expr)
+        encoding = str(sample.encoding)
+        size = len(sample.payload) + (len(sample.attachment)
+                                      if sample.attachment is not None else 0)
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+            stats = self._stats_for(key)
+            stats.record(arrival, size, encoding)
+        assert self._route is not None
+        target = self._route(key, encoding, size)
+        if target is None:
+            return
+        raw = _materialise(sample, seq, arrival, key, encoding)
+        with self._lock:
+            stats.copied_bytes += size
+        target(raw)
 
     def _stats_for(self, key: str) -> TopicStats:
         stats = self._stats.get(key)
@@ -98,14 +134,33 @@ class Subscription:
         with self._lock:
             return {key: stats.snapshot() for key, stats in self._stats.items()}
 
+    def last_arrivals(self) -> dict[str, float]:
+        """time.monotonic() of each key's newest sample."""
+        with self._lock:
+            return {key: stats.last_arrival for key, stats in self._stats.items()}
+
     def decode(self, sample: RawSample) -> DecodedMessage:
         """Decodes one sample; a failure is counted on its topic and re-raised."""
         try:
             return decode(sample.encoding, sample.payload, sample.attachment)
         except DecodeError as exc:
-            with self._lock:
-                self._stats_for(sample.key).record_error(exc.kind, str(exc))
+            self.record_error(sample.key, exc)
             raise
+
+    def record_error(self, key: str, exc: DecodeError) -> None:
+        """Counts a decode failure of one of this subscription's samples on its topic."""
+        with self._lock:
+            self._stats_for(key).record_error(exc.kind, str(exc))
 
     def close(self) -> None:
         self._bus.release(self._handle)
+
+
+def _materialise(sample: Any, seq: int, arrival: float | None = None, key: str = "",
+                 encoding: str = "") -> RawSample:
+    """The one copy of a zenoh sample's bytes (zenoh's ZBytes offers no buffer view)."""
+    arrival = time.monotonic() if arrival is None else arrival
+    attachment = sample.attachment.to_bytes() if sample.attachment is not None else None
+    return RawSample(key or str(sample.key_expr), encoding or str(sample.encoding),
+                     sample.payload.to_bytes(), attachment, arrival, time.time(),
+                     sample.timestamp, seq)

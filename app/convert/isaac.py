@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from app.codec.decode import DecodedMessage
-from app.codec.errors import MalformedMessage
+from app.codec.errors import MalformedMessage, MissingAttachment
+from app.convert.models import PointCloud
+from app.convert.registry import ConversionError, converter
 
 # isaac.ElementType enumerant number -> little-endian numpy dtype.
 ELEMENT_DTYPES: dict[int, np.dtype] = {
@@ -176,3 +178,23 @@ def _byte_view(buffer: bytes | bytearray | memoryview | np.ndarray) -> memoryvie
     if len(view) >= 1 << 29:
         raise ValueError(f"buffer of {len(view)} bytes exceeds a Cap'n Proto Data field")
     return view
+
+
+# -- display models -------------------------------------------------------------------------
+@converter("isaac.point_cloud")
+def point_cloud(decoded: DecodedMessage) -> PointCloud:
+    """A ``PointCloudProto`` as a display cloud: views of the attachment when every point is
+    finite, else the finite points only (the others counted)."""
+    try:
+        xyz = point_cloud_to_numpy(decoded)
+        intensity = point_intensities_to_numpy(decoded)
+    except (MalformedMessage, MissingAttachment, ValueError) as exc:
+        raise ConversionError(str(exc)) from None
+    if intensity is not None and len(intensity) != len(xyz):
+        raise ConversionError(f"{len(intensity)} intensities for {len(xyz)} points")
+    finite = np.isfinite(xyz).all(axis=1)
+    dropped = len(xyz) - int(np.count_nonzero(finite))
+    if dropped:
+        xyz = xyz[finite]
+        intensity = intensity[finite] if intensity is not None else None
+    return PointCloud(xyz, intensity, dropped=dropped)

@@ -22,13 +22,13 @@ from PySide6.QtWidgets import (
     QMessageBox,
 )
 
-from app import resources
+from app import logs, resources
 from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layout
 from app.qt.frame_clock import FrameClock
 from app.qt.panel_api import Panel, PanelRegistry
 from app.station.connection import Connection, ConnectionChoice
-from app.station.feeds import Interest
 from app.station.frame import FrameBatch
+from app.station.interests import Interest, LaneStats
 from app.station.station import Station
 
 TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this often
@@ -56,6 +56,7 @@ class MainWindow(QMainWindow):
         self._tables_at = 0.0
         self._robots: list[Any] = []
         self._topics: dict[str, Any] = {}
+        self._lanes: dict[str, LaneStats] = {}
         self._pending_placement: tuple[Any, ...] = ()
         self.setWindowTitle("Fieldstation")
         self.setWindowIcon(_icon("fieldstation"))
@@ -144,10 +145,12 @@ class MainWindow(QMainWindow):
             self._tables_at = now
             self._robots = self.station.robots()
             self._topics = self.station.topics()
+            self._lanes = self.station.feeds.lane_stats()
             self._refresh_status_bar()
+        feeds = self.station.feeds
         batch = FrameBatch(now, self.station.status, self.active_robot, self._robots,
-                           self._topics, dict(self.station.feeds.latest),
-                           dict(self.station.feeds.series), tables_changed)
+                           self._topics, dict(feeds.latest), dict(feeds.series),
+                           tables_changed, dict(feeds.converted), self._lanes)
         for panel in visible:
             panel.on_frame(batch)
 
@@ -303,10 +306,9 @@ class MainWindow(QMainWindow):
 
     # -- connection -----------------------------------------------------------------------
     def reconnect(self, choice: ConnectionChoice) -> None:
-        old = self.connection
-        self.connection = Connection(choice)
-        self._wanted = set()
-        old.close()
+        """Swaps the session under the station (off this thread); panels and other
+        consumers keep what they asked for."""
+        self.connection.switch(choice)
         self.set_active_robot(None)
         self._refresh_status_bar()
 
@@ -326,9 +328,12 @@ class MainWindow(QMainWindow):
         self._session_label = QLabel()
         self._robots_label = QLabel()
         self._errors_label = QLabel()
+        self._internal_label = QLabel()
+        self._internal_label.setToolTip("Errors inside Fieldstation: click to see them")
+        self._internal_label.linkActivated.connect(lambda _: self.show_internal_errors())
         self._robot_label = QLabel("No active robot")
         for widget in (self._sim_badge, self._session_label, self._robots_label,
-                       self._errors_label, self._robot_label):
+                       self._errors_label, self._internal_label, self._robot_label):
             bar.addPermanentWidget(widget)
         self._refresh_status_bar()
 
@@ -345,6 +350,27 @@ class MainWindow(QMainWindow):
         errors = status.decode_errors
         self._errors_label.setText(f"{errors} decode error{'' if errors == 1 else 's'}")
         self._errors_label.setStyleSheet("color:#f85149;" if errors else "")
+        internal = self.station.incidents.count
+        self._internal_label.setVisible(internal > 0)
+        if internal:
+            self._internal_label.setText(
+                f"<a href='#' style='color:#f85149'>{internal} internal "
+                f"error{'' if internal == 1 else 's'}</a>")
+
+    def internal_errors_text(self) -> str:
+        lines = [f"{time.strftime('%H:%M:%S', time.localtime(i.when))}  {i.where}: {i.what}"
+                 for i in reversed(self.station.incidents.recent())]
+        where = logs.log_path()
+        if where is not None:
+            lines.append(f"\nFull tracebacks: {where}")
+        return "\n".join(lines) or "No internal errors."
+
+    def show_internal_errors(self) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Internal errors",
+                          f"{self.station.incidents.count} internal errors; newest first.",
+                          QMessageBox.StandardButton.Close, self)
+        box.setDetailedText(self.internal_errors_text())
+        box.exec()
 
     def _build_menus(self) -> None:
         menu = self.menuBar()
@@ -443,7 +469,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_message(f"could not save the layout: {exc}")
         self.close_all_panels()
-        self.connection.close()
+        self.connection.close(wait=False)  # the process waits for it at exit, not the GUI
         super().closeEvent(event)
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from app.station.feeds import Interest
 from app.station.frame import FrameBatch
+from app.station.interests import Interest
 from app.station.station import Station
 
 TOPIC_MIME = "application/x-fieldstation-topic"  # drag payload: JSON {"key", "type"}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
 
+from app import logs
 from app.qt import first_paint
 from app.qt.application import create_application
 from app.qt.main_window import MainWindow
@@ -37,6 +38,7 @@ def config_dir() -> Path:
 
 
 def run_gui(choice: ConnectionChoice) -> int:
+    logs.configure(config_dir())
     app = create_application()
     window = MainWindow(panel_registry(), choice, config_dir())
     window.resize(1400, 860)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 from dataclasses import dataclass, field
 
 from app.bus.config import BusConfig
@@ -46,20 +47,44 @@ def free_loopback_endpoint() -> str:
 
 
 class Connection:
-    """A station and, for the simulation, the fleet process it talks to."""
+    """The station, and for the simulation the fleet process it talks to. The station lives
+    as long as this; switching swaps the session under it and the fleet beside it."""
 
     def __init__(self, choice: ConnectionChoice) -> None:
         self.choice = choice
-        self.sim: EmbeddedSim | None = None
-        if choice.simulation:
-            self.sim = EmbeddedSim(free_loopback_endpoint())
-            config = self.sim.bus_config()
-        else:
-            config = BusConfig.from_env(mode=choice.mode, connect=list(choice.endpoints),
-                                        config_file=choice.config_file or None)
-        self.station = Station(config, simulation=choice.simulation)
+        self.sim = _start_sim(choice)
+        self.station = Station(_config(choice, self.sim), simulation=choice.simulation)
+        self._closer: threading.Thread | None = None
 
-    def close(self) -> None:
+    def switch(self, choice: ConnectionChoice) -> None:
+        """Returns at once: the old fleet stops, and the new session opens, off this thread."""
+        old_sim, self.sim = self.sim, _start_sim(choice)
+        self.choice = choice
+        self.station.reconnect(_config(choice, self.sim), simulation=choice.simulation)
+        if old_sim is not None:
+            threading.Thread(target=old_sim.stop, name="stop old fleet").start()
+
+    def close(self, wait: bool = True) -> None:
+        """Closes the station and stops the fleet; without ``wait`` on a thread of its own,
+        which the process still waits for at exit (a zenoh session must be closed)."""
+        if self._closer is None:
+            self._closer = threading.Thread(target=self._close, name="close connection")
+            self._closer.start()
+        if wait:
+            self._closer.join()
+
+    def _close(self) -> None:
         self.station.close()
         if self.sim is not None:
             self.sim.stop()
+
+
+def _start_sim(choice: ConnectionChoice) -> EmbeddedSim | None:
+    return EmbeddedSim(free_loopback_endpoint()) if choice.simulation else None
+
+
+def _config(choice: ConnectionChoice, sim: EmbeddedSim | None) -> BusConfig:
+    if sim is not None:
+        return sim.bus_config()
+    return BusConfig.from_env(mode=choice.mode, connect=list(choice.endpoints),
+                              config_file=choice.config_file or None)

@@ -1,172 +1,482 @@
-"""Feeds: decoded data for what visible panels want, coalesced to the frame rate.
+"""Feeds: what consumers want of the bus, made on a lane per key, handed over by reference.
 
-Panels declare interests (the latest message of a key; a numeric field of a key as a
-time series). The zenoh thread only files raw samples for keys someone wants; a decode
-thread turns them into display values; the GUI thread's frame tick takes a snapshot.
-Keys nobody wants are never decoded: hidden panels cost nothing.
+Consumers (the panels on screen, a teleop controller, a health monitor, a recorder) hold
+interests (``app.station.interests``). The zenoh thread asks :meth:`FeedHub.route` where a
+sample goes: a key nobody wants is counted by the subscription and never copied. Each wanted
+key has a lane of its own — a thread — so one slow key (a cloud, a JPEG) never delays
+another. On its lane a sample is decoded at most once, whoever needs it; the newest sample
+wins for latest values and conversions (at most one per tick, superseded ones counted as
+dropped); series and streams see every sample in order. Results are frozen values in dicts
+the GUI thread reads at its tick; a version tells whether anything changed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
-from collections import defaultdict, deque
-from dataclasses import dataclass, field
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from app.bus.keys import key_matches
 from app.bus.subscription import RawSample
-from app.codec.decode import DecodedMessage, decode
+from app.codec.decode import DecodedMessage, decode, type_name_of
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path, plain
 from app.codec.stamps import best_time
+from app.convert.registry import ConversionError, UnknownConverter, get_converter
+from app.station.incidents import Incidents
+from app.station.interests import (
+    Converted,
+    ConvertedValue,
+    Interest,
+    LaneStats,
+    Latest,
+    LatestValue,
+    Series,
+    Stream,
+)
 from app.station.series import SeriesBuffer
 
 INSPECT_MAX_LIST = 16
-PENDING_PER_KEY = 4096  # raw samples waiting for the series decoder, per key
+PENDING_PER_KEY = 4096  # samples waiting for a series or stream on one lane
+DEFAULT_TICK_S = 1 / 30  # newest-wins work runs at most this often per key
+CHECK_MAX_BYTES = 64 * 1024  # unwanted keys this small are still checked for decode errors
+CHECK_PERIOD_S = 0.5  # ...at most this often per key
+
+ErrorCounter = Callable[[str, DecodeError], None]
+
+
+class Delivery:
+    """One sample on its lane; decoded at most once, whoever asks first."""
+
+    __slots__ = ("_count_error", "_result", "sample")
+
+    def __init__(self, sample: RawSample, count_error: ErrorCounter) -> None:
+        self.sample = sample
+        self._count_error = count_error
+        self._result: DecodedMessage | DecodeError | None = None
+
+    @property
+    def type_name(self) -> str:
+        try:
+            return type_name_of(self.sample.encoding)
+        except DecodeError:
+            return ""
+
+    def message(self) -> DecodedMessage:
+        """The decoded message; raises (and has counted on its topic) a DecodeError."""
+        if self._result is None:
+            try:
+                self._result = decode(self.sample.encoding, self.sample.payload,
+                                      self.sample.attachment)
+            except DecodeError as exc:
+                self._result = exc
+                self._count_error(self.sample.key, exc)
+        if isinstance(self._result, DecodeError):
+            raise self._result
+        return self._result
+
+
+class Consumer:
+    """Someone holding interests: a panel host, a controller, a monitor, a recorder. It
+    lives until closed, across reconnects (the hub outlives sessions). Stream samples reach
+    ``on_sample`` on the key's lane thread; it must not block for long."""
+
+    def __init__(self, hub: FeedHub, name: str,
+                 on_sample: Callable[[Delivery], None] | None = None) -> None:
+        self.hub = hub
+        self.name = name
+        self.on_sample = on_sample
+        self.interests: frozenset[Interest] = frozenset()
+
+    def want(self, interests: Iterable[Interest]) -> None:
+        """Replaces what this consumer wants."""
+        self.hub._update(self, frozenset(interests))
+
+    def close(self) -> None:
+        self.hub._update(self, frozenset(), closing=True)
 
 
 @dataclass(frozen=True)
-class Latest:
-    """Wants the newest message of ``key``, as a plain tree for display."""
+class _Plan:
+    """What one key's lane serves; replaced whole, never changed."""
 
-    key: str
+    latest: bool = False
+    series: tuple[Series, ...] = ()
+    converted: tuple[Converted, ...] = ()
+    streams: tuple[tuple[Consumer, Stream], ...] = ()
 
+    @property
+    def newest(self) -> bool:
+        return self.latest or bool(self.converted)
 
-@dataclass(frozen=True)
-class Series:
-    """Wants a numeric field of every message of ``key`` over time."""
+    @property
+    def every(self) -> bool:
+        return bool(self.series or self.streams)
 
-    key: str
-    path: str
-
-
-Interest = Latest | Series
-
-
-@dataclass
-class LatestValue:
-    key: str
-    type_name: str
-    tree: dict[str, Any]
-    stamp: float
-    clock: str
-    size: int
-    seq: int
-    error: str = ""  # the last decode failure on this key, shown instead of stale data
+    def wants(self, type_name: str) -> bool:
+        return self.newest or bool(self.series) or any(
+            not s.type_name or s.type_name == type_name for _, s in self.streams)
 
 
-@dataclass
-class _KeyState:
-    latest_raw: RawSample | None = None
-    latest_done: int = 0
-    pending: deque[RawSample] = field(default_factory=lambda: deque(maxlen=PENDING_PER_KEY))
+class Lane:
+    """One key's worker thread."""
+
+    def __init__(self, key: str, plan: _Plan, hub: FeedHub) -> None:
+        self.key = key
+        self.plan = plan
+        self._hub = hub
+        self._cond = threading.Condition()
+        self._queue: deque[RawSample] = deque()
+        self._newest: RawSample | None = None
+        self._next_at = 0.0
+        self._stopped = False
+        self.done = self.dropped = self.errors = 0
+        self.busy_s = 0.0
+        self._thread = threading.Thread(target=self._run, name=f"lane {key}", daemon=True)
+        self._thread.start()
+
+    # -- the zenoh thread ------------------------------------------------------------------
+    def offer(self, sample: RawSample) -> None:
+        plan = self.plan
+        with self._cond:
+            if plan.every:
+                if len(self._queue) >= PENDING_PER_KEY:
+                    self._queue.popleft()
+                    self.dropped += 1
+                self._queue.append(sample)
+            if plan.newest:
+                if self._newest is not None and not plan.every:
+                    self.dropped += 1  # superseded before its turn
+                self._newest = sample
+            self._cond.notify()
+
+    # -- the lane's thread -------------------------------------------------------------------
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def stats(self) -> LaneStats:
+        return LaneStats(self.key, self.done, self.dropped, self.errors, self.busy_s)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                batch, newest = self._wait_for_work()
+                if self._stopped:
+                    return
+                plan = self.plan
+            started = time.thread_time()
+            try:
+                self._work(plan, batch, newest)
+            except Exception as exc:  # a bug must not end the lane: log, count, go on
+                self.errors += 1
+                self._hub.incidents.record(f"lane {self.key}", exc)
+            self.busy_s += time.thread_time() - started
+
+    def _wait_for_work(self) -> tuple[list[RawSample], RawSample | None]:
+        while not self._stopped:
+            now = time.monotonic()
+            newest_due = self._newest is not None and now >= self._next_at
+            if self._queue or newest_due:
+                batch = list(self._queue)
+                self._queue.clear()
+                newest = None
+                if newest_due:
+                    newest, self._newest = self._newest, None
+                    self._next_at = now + self._hub.tick_s
+                return batch, newest
+            self._cond.wait(self._next_at - now if self._newest is not None else None)
+        return [], None
+
+    def _work(self, plan: _Plan, batch: list[RawSample], newest: RawSample | None) -> None:
+        deliveries = [Delivery(s, self._hub.count_error) for s in batch]
+        for delivery in deliveries:
+            self._every(plan, delivery)
+        if newest is not None:
+            delivery = next((d for d in deliveries if d.sample is newest), None) \
+                or Delivery(newest, self._hub.count_error)
+            if plan.latest:
+                self._publish_latest(delivery)
+            for interest in plan.converted:
+                self._publish_converted(interest, delivery)
+        self.done += len(batch) + (newest is not None and all(d.sample is not newest
+                                                              for d in deliveries))
+
+    def _every(self, plan: _Plan, delivery: Delivery) -> None:
+        if plan.series:
+            self._append_series(plan.series, delivery)
+        for consumer, stream in plan.streams:
+            if stream.type_name and stream.type_name != delivery.type_name:
+                continue
+            if consumer.on_sample is None:
+                continue
+            try:
+                consumer.on_sample(delivery)
+            except Exception as exc:  # the consumer's bug: counted, the lane goes on
+                self.errors += 1
+                self._hub.incidents.record(f"{consumer.name} on {self.key}", exc)
+
+    def _append_series(self, wanted: tuple[Series, ...], delivery: Delivery) -> None:
+        buffers = [(s, self._hub.series.get(s)) for s in wanted]
+        try:
+            message = delivery.message()
+        except DecodeError as exc:
+            for _, buffer in buffers:
+                if buffer is not None:
+                    buffer.error = str(exc)
+            return
+        sample = delivery.sample
+        stamp, _ = best_time(message.root, sample.source_time, sample.received)
+        for interest, buffer in buffers:
+            if buffer is None:
+                continue
+            try:
+                value = get_path(message.root, interest.path)
+            except DecodeError as exc:
+                buffer.error = str(exc)
+                continue
+            if isinstance(value, bool | int | float) and math.isfinite(float(value)):
+                buffer.append(stamp, float(value))
+
+    def _publish_latest(self, delivery: Delivery) -> None:
+        sample = delivery.sample
+        try:
+            message = delivery.message()
+            stamp, clock = best_time(message.root, sample.source_time, sample.received)
+            tree = plain(message.root, max_list=INSPECT_MAX_LIST)
+        except DecodeError as exc:
+            previous = self._hub.latest.get(self.key)
+            if previous is not None and self.plan.latest:
+                self._hub.latest[self.key] = dataclasses.replace(previous, error=str(exc))
+            return
+        if self.plan.latest:
+            self._hub.latest[self.key] = LatestValue(
+                self.key, message.type_name, tree, stamp, clock, len(sample.payload), sample.seq)
+
+    def _publish_converted(self, interest: Converted, delivery: Delivery) -> None:
+        sample = delivery.sample
+        previous = self._hub.converted.get(interest)
+        version = previous.version + 1 if previous is not None else 1
+        try:
+            message = delivery.message()
+            value = get_converter(interest.converter)(message)
+            stamp, _ = best_time(message.root, sample.source_time, sample.received)
+        except (DecodeError, ConversionError, UnknownConverter) as exc:
+            self.errors += 1
+            result = ConvertedValue(interest.key, interest.converter,
+                                    previous.value if previous is not None else None,
+                                    previous.stamp if previous is not None else 0.0,
+                                    sample.seq, version, str(exc) or type(exc).__name__)
+        except Exception as exc:  # a converter's bug: shown on the value, logged, counted
+            self.errors += 1
+            self._hub.incidents.record(f"converter {interest.converter} on {self.key}", exc)
+            result = ConvertedValue(interest.key, interest.converter,
+                                    previous.value if previous is not None else None,
+                                    previous.stamp if previous is not None else 0.0,
+                                    sample.seq, version, f"internal error: {exc!r}")
+        else:
+            result = ConvertedValue(interest.key, interest.converter, value, stamp,
+                                    sample.seq, version)
+        if interest in self.plan.converted:
+            self._hub.converted[interest] = result
+
+
+class _Checker:
+    """Decodes, now and then, the newest sample of small keys nobody wants, so their
+    decode errors are still counted on their topics."""
+
+    def __init__(self, hub: FeedHub) -> None:
+        self._hub = hub
+        self._pending: dict[str, RawSample] = {}
+        self._checked_at: dict[str, float] = {}
+        self._cond = threading.Condition()
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, name="topic check", daemon=True)
+        self._thread.start()
+
+    def due(self, key: str, size: int) -> bool:
+        return size <= CHECK_MAX_BYTES and \
+            time.monotonic() - self._checked_at.get(key, 0.0) >= CHECK_PERIOD_S
+
+    def offer(self, sample: RawSample) -> None:
+        with self._cond:
+            self._checked_at[sample.key] = sample.arrival
+            self._pending[sample.key] = sample
+            self._cond.notify()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending and not self._stopped:
+                    self._cond.wait()
+                if self._stopped:
+                    return
+                samples, self._pending = list(self._pending.values()), {}
+            for sample in samples:
+                try:
+                    decode(sample.encoding, sample.payload, sample.attachment)
+                except DecodeError as exc:
+                    self._hub.count_error(sample.key, exc)
+                except Exception as exc:
+                    self._hub.incidents.record(f"topic check of {sample.key}", exc)
 
 
 class FeedHub:
-    def __init__(self) -> None:
-        self._interests: dict[Interest, int] = defaultdict(int)
-        self._keys: dict[str, _KeyState] = {}
-        self._series_keys: dict[str, list[Series]] = {}
+    def __init__(self, incidents: Incidents | None = None,
+                 count_error: ErrorCounter | None = None,
+                 tick_s: float = DEFAULT_TICK_S) -> None:
+        self.incidents = incidents or Incidents()
+        self._count_error = count_error
+        self.tick_s = tick_s
+        # Results, read by consumers; each value is frozen and replaced whole.
         self.latest: dict[str, LatestValue] = {}
+        self.converted: dict[Converted, ConvertedValue] = {}
         self.series: dict[Series, SeriesBuffer] = {}
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="feed-decoder", daemon=True)
-        self._thread.start()
+        self._consumers: dict[Consumer, frozenset[Interest]] = {}
+        self._exact: dict[str, _Plan] = {}  # plans of keys named exactly
+        self._patterns: tuple[tuple[Consumer, Stream], ...] = ()  # streams on key expressions
+        self._lanes: dict[str, Lane] = {}
+        self._routes: dict[tuple[str, str], Lane | None] = {}
+        self._lock = threading.RLock()
+        self._checker = _Checker(self)
+        self._panels = self.consumer("panels")
+        self._closed = False
 
-    # -- interests (GUI thread) ----------------------------------------------------------
+    # -- consumers -------------------------------------------------------------------------
+    def consumer(self, name: str,
+                 on_sample: Callable[[Delivery], None] | None = None) -> Consumer:
+        return Consumer(self, name, on_sample)
+
     def set_interests(self, wanted: set[Interest]) -> None:
-        """Replaces what is wanted; data for keys no longer wanted is dropped."""
+        """What the panels on screen want (the window's consumer)."""
+        self._panels.want(wanted)
+
+    def wanted_keys(self) -> set[str]:
         with self._lock:
-            self._interests = defaultdict(int, dict.fromkeys(wanted, 1))
-            keys = {i.key for i in wanted}
-            self._keys = {k: self._keys.get(k) or _KeyState() for k in keys}
-            self._series_keys = defaultdict(list)
-            for interest in wanted:
-                if isinstance(interest, Series):
-                    self._series_keys[interest.key].append(interest)
-                    self.series.setdefault(interest, SeriesBuffer())
-            for stale in [s for s in self.series if s not in wanted]:
-                del self.series[stale]
-            for stale in [k for k in self.latest if Latest(k) not in wanted]:
-                del self.latest[stale]
+            return set(self._lanes)
 
-    # -- the zenoh thread --------------------------------------------------------------
-    def offer(self, sample: RawSample) -> None:
-        state = self._keys.get(sample.key)
-        if state is None:
-            return
-        state.latest_raw = sample
-        if sample.key in self._series_keys:
-            state.pending.append(sample)
-        self._wake.set()
+    def lane_stats(self) -> dict[str, LaneStats]:
+        with self._lock:
+            lanes = list(self._lanes.values())
+        return {lane.key: lane.stats() for lane in lanes}
 
-    # -- the decode thread -----------------------------------------------------------------
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._wake.wait(0.5)
-            self._wake.clear()
-            with self._lock:
-                keys = list(self._keys.items())
-                series_keys = {k: list(v) for k, v in self._series_keys.items()}
-            for key, state in keys:
-                self._decode_key(key, state, series_keys.get(key, []))
+    def count_error(self, key: str, exc: DecodeError) -> None:
+        if self._count_error is not None:
+            self._count_error(key, exc)
 
-    def _decode_key(self, key: str, state: _KeyState, wanted: list[Series]) -> None:
-        """Each sample is decoded once, whether a series, the latest value or both need it."""
-        newest = state.latest_raw
-        if newest is None or newest.seq == state.latest_done or Latest(key) not in self._interests:
-            newest = None
-        newest_result: DecodedMessage | DecodeError | None = None
-        while state.pending:
-            sample = state.pending.popleft()
-            result = _decode(sample)
-            if newest is not None and sample.seq == newest.seq:
-                newest_result = result
-            if isinstance(result, DecodeError):
-                for buffer in filter(None, map(self.series.get, wanted)):
-                    buffer.error = str(result)
+    # -- the zenoh thread --------------------------------------------------------------------
+    def route(self, key: str, encoding: str, size: int) -> Callable[[RawSample], None] | None:
+        """Where a sample of ``key`` goes; None: nobody wants it (it is not even copied)."""
+        lane = self._routes.get((key, encoding), _UNKNOWN)
+        if lane is _UNKNOWN:
+            lane = self._resolve(key, encoding)
+        if lane is not None:
+            return lane.offer  # type: ignore[union-attr]
+        if self._checker.due(key, size):
+            return self._checker.offer
+        return None
+
+    def _resolve(self, key: str, encoding: str) -> Lane | None:
+        with self._lock:
+            if self._closed:
+                return None
+            plan = self._plan_for(key)
+            lane = self._lanes.get(key)
+            if plan is not None and lane is None:
+                lane = self._lanes[key] = Lane(key, plan, self)
+            try:
+                type_name = type_name_of(encoding)
+            except DecodeError:
+                type_name = ""
+            routed = lane if plan is not None and plan.wants(type_name) else None
+            self._routes[(key, encoding)] = routed
+            return routed
+
+    # -- planning (any thread; the GUI's when panels change) -------------------------------------
+    def _update(self, consumer: Consumer, interests: frozenset[Interest],
+                closing: bool = False) -> None:
+        with self._lock:
+            if closing:
+                self._consumers.pop(consumer, None)
+            elif interests or consumer in self._consumers:
+                self._consumers[consumer] = interests
+            consumer.interests = interests
+            self._replan()
+
+    def _replan(self) -> None:
+        held = [(c, i) for c, interests in self._consumers.items() for i in interests]
+        wanted = {i for _, i in held if not isinstance(i, Stream)}
+        exact: dict[str, _Plan] = {}
+        patterns = []
+        for consumer, interest in held:
+            if isinstance(interest, Stream):
+                if "*" in interest.key_expr or "$" in interest.key_expr:
+                    patterns.append((consumer, interest))
+                    continue
+                plan = exact.get(interest.key_expr, _Plan())
+                exact[interest.key_expr] = dataclasses.replace(
+                    plan, streams=(*plan.streams, (consumer, interest)))
                 continue
-            stamp, _ = best_time(result.root, sample.source_time, sample.received)
-            for interest in wanted:
-                self._append(interest, result, stamp)
-        if newest is not None:
-            state.latest_done = newest.seq
-            self._set_latest(key, newest, newest_result or _decode(newest))
+            plan = exact.get(interest.key, _Plan())
+            if isinstance(interest, Latest):
+                plan = dataclasses.replace(plan, latest=True)
+            elif isinstance(interest, Series):
+                plan = dataclasses.replace(plan, series=(*plan.series, interest))
+                self.series.setdefault(interest, SeriesBuffer())
+            elif isinstance(interest, Converted):
+                plan = dataclasses.replace(plan, converted=(*plan.converted, interest))
+            exact[interest.key] = plan
+        self._exact, self._patterns = exact, tuple(patterns)
+        for interest in [s for s in self.series if s not in wanted]:
+            del self.series[interest]
+        for interest in [c for c in self.converted if c not in wanted]:
+            del self.converted[interest]
+        for key in [k for k in self.latest if Latest(k) not in wanted]:
+            del self.latest[key]
+        for key, lane in list(self._lanes.items()):
+            plan = self._plan_for(key)
+            if plan is None:
+                lane.stop()
+                del self._lanes[key]
+            else:
+                lane.plan = plan
+        for key in exact:
+            if key not in self._lanes:
+                self._lanes[key] = Lane(key, exact[key], self)
+        self._routes = {}
 
-    def _set_latest(self, key: str, sample: RawSample,
-                    result: DecodedMessage | DecodeError) -> None:
-        if isinstance(result, DecodeError):
-            previous = self.latest.get(key)
-            if previous is not None:
-                previous.error = str(result)
-            return
-        stamp, clock = best_time(result.root, sample.source_time, sample.received)
-        tree = plain(result.root, max_list=INSPECT_MAX_LIST)
-        self.latest[key] = LatestValue(key, result.type_name, tree, stamp, clock,
-                                       len(sample.payload), sample.seq)
-
-    def _append(self, interest: Series, message: DecodedMessage, stamp: float) -> None:
-        buffer = self.series.get(interest)
-        if buffer is None:
-            return
-        try:
-            value = get_path(message.root, interest.path)
-        except DecodeError as exc:
-            buffer.error = str(exc)
-            return
-        if isinstance(value, bool | int | float) and math.isfinite(float(value)):
-            buffer.append(stamp, float(value))
+    def _plan_for(self, key: str) -> _Plan | None:
+        plan = self._exact.get(key)
+        matching = tuple(p for p in self._patterns if key_matches(p[1].key_expr, key))
+        if matching:
+            plan = dataclasses.replace(plan or _Plan(), streams=(*(plan or _Plan()).streams,
+                                                                 *matching))
+        return plan
 
     def close(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout=2)
+        with self._lock:
+            self._closed = True
+            lanes, self._lanes, self._routes = list(self._lanes.values()), {}, {}
+        for lane in lanes:
+            lane.stop()
+        self._checker.stop()
+        for lane in lanes:
+            lane.join(timeout=2)
 
 
-def _decode(sample: RawSample) -> DecodedMessage | DecodeError:
-    try:
-        return decode(sample.encoding, sample.payload, sample.attachment)
-    except DecodeError as exc:
-        return exc
+_UNKNOWN: Any = object()
+

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.bus.stats import TopicStats
-from app.station.feeds import LatestValue, Series
+from app.station.interests import Converted, ConvertedValue, LaneStats, LatestValue, Series
 from app.station.robots import RobotInfo, StationStatus
 from app.station.series import SeriesBuffer
 
@@ -19,4 +19,6 @@ class FrameBatch:
     topics: dict[str, TopicStats] = field(default_factory=dict)
     latest: dict[str, LatestValue] = field(default_factory=dict)
     series: dict[Series, SeriesBuffer] = field(default_factory=dict)
-    tables_changed: bool = False  # robots/topics were refreshed this tick (a few Hz)
+    tables_changed: bool = False  # robots/topics/lanes were refreshed this tick (a few Hz)
+    converted: dict[Converted, ConvertedValue] = field(default_factory=dict)
+    lanes: dict[str, LaneStats] = field(default_factory=dict)  # per wanted key

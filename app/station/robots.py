@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from app.bus.catalog import Catalog
 
 
-@dataclass
+@dataclass(frozen=True)
 class RobotInfo:
     robot_id: str
     online: bool = False
@@ -51,11 +51,12 @@ VITALS = (
 BOW_BATTERY = ("bow.InteroceptionSample", "battery.percentage")
 
 
-@dataclass
+@dataclass(frozen=True)
 class StationStatus:
     session: str = "connecting"  # connecting | online | offline | error
     detail: str = ""
     simulation: bool = False
     robots_online: int = 0
     decode_errors: int = 0
-    endpoints: list[str] = field(default_factory=list)
+    endpoints: tuple[str, ...] = ()
+    internal_errors: int = 0

@@ -1,10 +1,18 @@
-"""The station: one zenoh session, every robot seen, every topic heard, and the feeds the
-visible panels ask for. Qt-free; a worker thread keeps robots and the connection state up
-to date so the GUI thread only reads snapshots."""
+"""The station: every robot seen, every topic heard, and the feeds its consumers want.
+
+Qt-free. It outlives sessions: :meth:`Station.reconnect` swaps the zenoh session under it
+while its feeds and their consumers (panels, controllers, monitors) carry on. A worker
+thread opens and closes sessions, follows the connection state and fetches catalogs, so the
+GUI thread only reads frozen snapshots.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import logging
 import threading
+import time
 from typing import Any
 
 from app.bus import catalog as catalog_mod
@@ -13,13 +21,16 @@ from app.bus.keys import DEFAULT_ROOT, robot_of
 from app.bus.presence import PresenceTracker, RobotPresence
 from app.bus.session import BusError, BusSession
 from app.bus.stats import TopicStats
-from app.bus.subscription import RawSample, Subscription
+from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
-from app.station.feeds import FeedHub, Interest
+from app.station.feeds import Consumer, Delivery, FeedHub
+from app.station.incidents import Incidents
+from app.station.interests import Interest, Stream
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus
 
 WORKER_PERIOD_S = 0.5
+log = logging.getLogger(__name__)
 
 
 class Station:
@@ -27,123 +38,196 @@ class Station:
                  root: str = DEFAULT_ROOT) -> None:
         self.config = config
         self.root = root
-        self.feeds = FeedHub()
-        self.status = StationStatus(simulation=simulation,
-                                    endpoints=list(config.connect) or list(config.listen))
+        self.incidents = Incidents()
+        self.feeds = FeedHub(self.incidents, count_error=self._count_error)
+        self.status = StationStatus(simulation=simulation, endpoints=_endpoints(config))
         self.active_robot: str | None = None
-        self._robots: dict[str, RobotInfo] = {}
-        self._newest: dict[str, RawSample] = {}  # per key; decoded by the worker
-        self._checked: dict[str, int] = {}  # key -> seq of the newest sample decoded
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
         self.bus: BusSession | None = None
+        self._robots: dict[str, RobotInfo] = {}
+        self._lock = threading.Lock()
         self._traffic: Subscription | None = None
         self._presence: PresenceTracker | None = None
+        self._pending: tuple[BusConfig, bool] | None = (config, simulation)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self.worker_cpu_s = 0.0
+        self._vitals = self.feeds.consumer("vitals", on_sample=self._on_vital)
+        self._vitals.want({
+            Stream(f"{root}/*/{vital.suffix}", vital.type_name) for vital in VITALS
+        } | {Stream(f"{root}/**", BOW_BATTERY[0])})
         self._thread = threading.Thread(target=self._run, name="station", daemon=True)
         self._thread.start()
 
-    # -- snapshots for the GUI thread -------------------------------------------------------
-    def robots(self) -> list[RobotInfo]:
-        with self._lock:
-            return [RobotInfo(**vars(r)) for r in sorted(self._robots.values(),
-                                                        key=lambda r: r.robot_id)]
-
-    def topics(self) -> dict[str, TopicStats]:
-        return self._traffic.stats() if self._traffic is not None else {}
+    # -- for consumers -----------------------------------------------------------------------
+    def consumer(self, name: str, on_sample: Any = None) -> Consumer:
+        """A consumer that is not a panel; it keeps its interests across reconnects."""
+        return self.feeds.consumer(name, on_sample)
 
     def set_interests(self, wanted: set[Interest]) -> None:
         self.feeds.set_interests(wanted)
 
-    # -- the worker ----------------------------------------------------------------------
+    def robots(self) -> list[RobotInfo]:
+        traffic = self._traffic
+        arrivals = traffic.last_arrivals() if traffic is not None else {}
+        last: dict[str, float] = {}
+        for key, arrival in arrivals.items():
+            robot_id = robot_of(key, self.root)
+            if robot_id is not None and arrival > last.get(robot_id, 0.0):
+                last[robot_id] = arrival
+        with self._lock:
+            robots = sorted(self._robots.values(), key=lambda r: r.robot_id)
+        return [dataclasses.replace(r, last_data=last.get(r.robot_id)) for r in robots]
+
+    def topics(self) -> dict[str, TopicStats]:
+        traffic = self._traffic
+        return traffic.stats() if traffic is not None else {}
+
+    def callback_cpu_s(self) -> float:
+        """CPU time spent in the station's own zenoh callback (counting and routing)."""
+        traffic = self._traffic
+        return traffic.callback_cpu_s if traffic is not None else 0.0
+
+    # -- connection --------------------------------------------------------------------------
+    def reconnect(self, config: BusConfig, simulation: bool = False) -> None:
+        """Swaps the session (done by the worker thread: returns at once). Robots and topics
+        start afresh; feeds and their consumers stay."""
+        self.config = config
+        self.status = StationStatus(simulation=simulation, endpoints=_endpoints(config))
+        self._pending = (config, simulation)
+        self._wake.set()
+
+    def close(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout)
+        self._vitals.close()
+        self.feeds.close()
+
+    # -- the worker --------------------------------------------------------------------------
     def _run(self) -> None:
+        while not self._stop.is_set():
+            started = time.thread_time()
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                self._guarded("opening the session", functools.partial(self._open, pending))
+            if self.bus is not None:
+                self._guarded("connection state", self._update_connection)
+                self._guarded("catalogs", self._fetch_catalogs)
+            self.worker_cpu_s += time.thread_time() - started
+            self._wake.wait(WORKER_PERIOD_S)
+            self._wake.clear()
+        self._guarded("closing the session", self._close_session)
+
+    def _guarded(self, what: str, work: Any) -> None:
         try:
-            self.bus = BusSession(self.config)
+            work()
+        except Exception as exc:  # log, count, carry on: the worker must never die
+            self.incidents.record(f"station: {what}", exc)
+            self._set_status(internal_errors=self.incidents.count)
+
+    def _open(self, pending: tuple[BusConfig, bool]) -> None:
+        config, _simulation = pending
+        self._close_session()
+        with self._lock:
+            self._robots = {}
+        try:
+            bus = BusSession(config)
         except (BusError, FileNotFoundError) as exc:
-            self.status.session, self.status.detail = "error", str(exc)
+            self._set_status(session="error", detail=str(exc))
+            log.warning("%s", exc)
             return
-        self._presence = PresenceTracker(self.bus, self.root, on_change=self._on_presence)
-        self._traffic = Subscription(self.bus, f"{self.root}/**", depth=1,
-                                     on_sample=self._on_sample)
-        while not self._stop.wait(WORKER_PERIOD_S):
-            self._update_connection()
-            self._fetch_catalogs()
-            self._check_newest()
+        self.bus = bus
+        self._presence = PresenceTracker(bus, self.root, on_change=self._on_presence)
+        self._traffic = Subscription(bus, f"{self.root}/**", route=self.feeds.route)
+
+    def _close_session(self) -> None:
+        bus, self.bus = self.bus, None
+        self._traffic = self._presence = None
+        if bus is not None:
+            bus.close()
+
+    def _set_status(self, **changes: Any) -> None:
+        self.status = dataclasses.replace(self.status, **changes)
 
     def _on_presence(self, presence: RobotPresence) -> None:
         with self._lock:
-            info = self._robots.setdefault(presence.robot_id, RobotInfo(presence.robot_id))
-            info.online, info.changed = presence.online, presence.changed
+            info = self._robots.get(presence.robot_id) or RobotInfo(presence.robot_id)
+            self._robots[presence.robot_id] = dataclasses.replace(
+                info, online=presence.online, changed=presence.changed)
 
-    def _on_sample(self, sample: RawSample) -> None:
-        self.feeds.offer(sample)
-        robot_id = robot_of(sample.key, self.root)
-        if robot_id is None:
-            return
-        info = self._robots.get(robot_id)
-        if info is not None:
-            info.last_data = sample.arrival
-        self._newest[sample.key] = sample
+    def _count_error(self, key: str, exc: DecodeError) -> None:
+        traffic = self._traffic
+        if traffic is not None:
+            traffic.record_error(key, exc)
 
     def _update_connection(self) -> None:
-        assert self.bus is not None
-        if self.bus.closed:
-            self.status.session = "offline"
-            return
-        info = self.bus.zenoh.info
-        linked = bool(info.peers_zid() or info.routers_zid())
-        expected = bool(self.config.connect)
-        if linked or not expected:
-            self.status.session, self.status.detail = "online", ""
-        else:
-            self.status.session = "offline"
-            self.status.detail = "no link to " + ", ".join(self.config.connect)
+        bus = self.bus
+        assert bus is not None
         with self._lock:
-            self.status.robots_online = sum(r.online for r in self._robots.values())
-        self.status.decode_errors = sum(s.error_count for s in self.topics().values())
+            online = sum(r.online for r in self._robots.values())
+        changes: dict[str, Any] = {
+            "robots_online": online,
+            "decode_errors": sum(s.error_count for s in self.topics().values()),
+            "internal_errors": self.incidents.count,
+        }
+        if bus.closed:
+            changes["session"] = "offline"
+        else:
+            info = bus.zenoh.info
+            linked = bool(info.peers_zid() or info.routers_zid())
+            if linked or not self.config.connect:
+                changes.update(session="online", detail="")
+            else:
+                changes.update(session="offline",
+                               detail="no link to " + ", ".join(self.config.connect))
+        self._set_status(**changes)
 
     def _fetch_catalogs(self) -> None:
         with self._lock:
             missing = [r.robot_id for r in self._robots.values()
                        if r.online and r.catalog is None]
         for robot_id in missing:
-            assert self.bus is not None
-            found = catalog_mod.fetch(self.bus, robot_id, timeout_s=1.0, root=self.root)
+            bus = self.bus
+            if bus is None or self._pending is not None or self._stop.is_set():
+                return
+            found = catalog_mod.fetch(bus, robot_id, timeout_s=1.0, root=self.root)
             if found is None:
-                found = catalog_mod.discover(self.bus, robot_id, listen_s=1.0, root=self.root)
+                found = catalog_mod.discover(bus, robot_id, listen_s=1.0, root=self.root)
             with self._lock:
-                if robot_id in self._robots:
-                    self._robots[robot_id].catalog = found
+                info = self._robots.get(robot_id)
+                if info is not None and bus is self.bus:
+                    self._robots[robot_id] = dataclasses.replace(info, catalog=found)
 
-    def _check_newest(self) -> None:
-        """Decodes the newest sample of each key once: a failure is counted on its topic
-        (topics panel, status bar), and robots' vitals are read from what decodes."""
-        assert self._traffic is not None
-        for key, sample in list(self._newest.items()):
-            if self._checked.get(key) == sample.seq:
-                continue
-            self._checked[key] = sample.seq
-            try:
-                message = self._traffic.decode(sample)
-            except DecodeError:
-                continue
-            info = self._robots.get(robot_of(key, self.root) or "")
+    # -- vitals, read on their keys' lanes --------------------------------------------------------
+    def _on_vital(self, delivery: Delivery) -> None:
+        key = delivery.sample.key
+        robot_id = robot_of(key, self.root)
+        if robot_id is None:
+            return
+        try:
+            message = delivery.message()
+        except DecodeError:
+            return  # counted on its topic already
+        found = _vitals_of(key, message.type_name, message.root)
+        if not found:
+            return
+        with self._lock:
+            info = self._robots.get(robot_id)
             if info is None:
-                continue
-            for what, value in _vitals_of(key, message.type_name, message.root):
-                with self._lock:
-                    if what == "battery":
-                        info.battery_pct = float(value)
-                    elif what == "mode":
-                        info.mode = str(value)
-                    elif what == "estop":
-                        info.estop = bool(value)
+                return
+            changes: dict[str, Any] = {}
+            for what, value in found:
+                if what == "battery":
+                    changes["battery_pct"] = float(value)
+                elif what == "mode":
+                    changes["mode"] = str(value)
+                elif what == "estop":
+                    changes["estop"] = bool(value)
+            self._robots[robot_id] = dataclasses.replace(info, **changes)
 
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-        self.feeds.close()
-        if self.bus is not None:
-            self.bus.close()
+
+def _endpoints(config: BusConfig) -> tuple[str, ...]:
+    return tuple(config.connect) or tuple(config.listen)
 
 
 def _vitals_of(key: str, type_name: str, root: Any) -> list[tuple[str, Any]]:

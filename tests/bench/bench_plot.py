@@ -11,8 +11,8 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication
 
 from app.qt.application import create_application
-from app.station.feeds import Series
 from app.station.frame import FrameBatch
+from app.station.interests import Series
 from app.station.robots import StationStatus
 from app.station.series import SeriesBuffer
 from panels.plot import PlotPanel

@@ -52,6 +52,7 @@ def make_main_window(qapp, tmp_path: Path, free_endpoint: str,
     finally:
         for window in windows:
             window.close()
+            window.connection.close()  # wait for the session the window closes off-thread
             window.deleteLater()
         QApplication.processEvents()
         QApplication.sendPostedEvents(None, 0)

@@ -10,7 +10,7 @@ import pytest
 from app.bus.config import BusConfig
 from app.bus.session import BusSession
 from app.sim.fleet import SimFleet
-from app.station.feeds import Latest, Series
+from app.station.interests import Latest, Series
 from app.station.station import Station
 from tests.bus.helpers import wait_for
 

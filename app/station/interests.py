@@ -1,0 +1,85 @@
+"""What a consumer can ask the station for, and the frozen values it gets back.
+
+An interest names a key (exactly, except a stream's key expression) and what to make of its
+samples. Values that come back are frozen: a lane publishes a new object, never mutates one
+a reader may hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Latest:
+    """The newest message of ``key``, as a plain tree for display."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class Series:
+    """A numeric field of every message of ``key``, over time."""
+
+    key: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Converted:
+    """The newest message of ``key`` turned into a display model by a named converter
+    (``app.convert.registry``)."""
+
+    key: str
+    converter: str
+
+
+@dataclass(frozen=True)
+class Stream:
+    """Every sample of the keys matching ``key_expr`` (of ``type_name`` only, when given),
+    in order, handed to the consumer's ``on_sample`` on the key's lane."""
+
+    key_expr: str
+    type_name: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.key_expr
+
+
+Interest = Latest | Series | Converted | Stream
+
+
+@dataclass(frozen=True)
+class LatestValue:
+    key: str
+    type_name: str
+    tree: dict[str, Any]
+    stamp: float
+    clock: str
+    size: int
+    seq: int
+    error: str = ""  # the last decode failure on this key, shown beside the last good value
+
+
+@dataclass(frozen=True)
+class ConvertedValue:
+    key: str
+    converter: str
+    value: Any  # the display model; None until a sample converted
+    stamp: float
+    seq: int
+    version: int  # bumps whenever this object is replaced (new value or new error)
+    error: str = ""  # why the newest sample did not convert; ``value`` is the last good one
+
+
+@dataclass(frozen=True)
+class LaneStats:
+    """What one key's lane did: samples converted, superseded before their turn, failed."""
+
+    key: str
+    done: int = 0
+    dropped: int = 0
+    errors: int = 0
+    busy_s: float = 0.0  # CPU time the lane spent on this key
