@@ -126,9 +126,10 @@ class _Plan:
 class Lane:
     """One key's worker thread."""
 
-    def __init__(self, key: str, plan: _Plan, hub: FeedHub) -> None:
+    def __init__(self, key: str, plan: _Plan, hub: FeedHub, type_name: str = "") -> None:
         self.key = key
         self.plan = plan
+        self.type_name = type_name  # of the sample that made the lane, if one did
         self._hub = hub
         self._cond = threading.Condition()
         self._queue: deque[RawSample] = deque()
@@ -394,17 +395,18 @@ class FeedHub:
         with self._lock:
             if self._closed:
                 return None
-            plan = self._plan_for(key)
-            lane = self._lanes.get(key)
-            if plan is not None and lane is None:
-                lane = self._lanes[key] = Lane(key, plan, self)
             try:
                 type_name = type_name_of(encoding)
             except DecodeError:
                 type_name = ""
-            routed = lane if plan is not None and plan.wants(type_name) else None
-            self._routes[(key, encoding)] = routed
-            return routed
+            plan = self._plan_for(key)
+            lane = None
+            if plan is not None and plan.wants(type_name):
+                lane = self._lanes.get(key)
+                if lane is None:
+                    lane = self._lanes[key] = Lane(key, plan, self, type_name)
+            self._routes[(key, encoding)] = lane
+            return lane
 
     # -- planning (any thread; the GUI's when panels change) -------------------------------------
     def _update(self, consumer: Consumer, interests: frozenset[Interest],
@@ -449,7 +451,7 @@ class FeedHub:
             del self.latest[key]
         for key, lane in list(self._lanes.items()):
             plan = self._plan_for(key)
-            if plan is None:
+            if plan is None or not plan.wants(lane.type_name):
                 lane.stop()
                 del self._lanes[key]
             else:
