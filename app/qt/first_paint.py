@@ -1,7 +1,9 @@
 """Doing things once the window is on screen: building the panels right after the first
 paint (so the window appears at once), and the start-up benchmark probe: with
 ``FIELDSTATION_EXIT_AFTER_FIRST_PAINT=1`` the GUI prints ``first-paint <unix time>`` once its
-window has painted for the first time, then closes (tests/bench/bench_startup.py)."""
+window has painted for the first time, then closes; with ``=live`` it goes on until panels
+on screen have been handed robot data and painted it, prints ``live-data <unix time>``, then
+closes (tests/bench/bench_startup.py)."""
 
 from __future__ import annotations
 
@@ -40,9 +42,26 @@ def after_first_paint(window: QWidget, callback: Callable[[], object]) -> None:
 
 
 def report_and_close(window: QWidget) -> None:
-    """The benchmark probe: print the first-paint time and close."""
+    """The benchmark probe: print the first-paint time (and the live-data time) and close."""
     def report() -> None:
         print(f"first-paint {time.time():.6f}", flush=True)
-        window.close()
+        if os.environ.get(ENV) == "live":
+            _report_live_data(window)
+        else:
+            window.close()
 
     after_first_paint(window, report)
+
+
+def _report_live_data(window: QWidget) -> None:
+    poll = QTimer(window)
+
+    def check() -> None:
+        if getattr(window, "live_data_at", None) is not None:
+            poll.stop()
+            # The tick that handed the data over is followed by its repaint: report after it.
+            QTimer.singleShot(0, lambda: (print(f"live-data {time.time():.6f}", flush=True),
+                                          window.close()))
+
+    poll.timeout.connect(check)
+    poll.start(5)

@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         self._topics: dict[str, Any] = {}
         self._lanes: dict[str, LaneStats] = {}
         self._pending_placement: tuple[Any, ...] = ()
+        self.live_data_at: float | None = None  # when panels on screen first got robot data
         self.setWindowTitle("Fieldstation")
         self.setWindowIcon(_icon("fieldstation"))
         self.setDockNestingEnabled(True)
@@ -151,8 +152,11 @@ class MainWindow(QMainWindow):
         batch = FrameBatch(now, self.station.status, self.active_robot, self._robots,
                            self._topics, dict(feeds.latest), dict(feeds.series),
                            tables_changed, dict(feeds.converted), self._lanes)
+        feeds.frame_taken()
         for panel in visible:
             panel.on_frame(batch)
+        if self.live_data_at is None and visible and _shows_live_data(batch):
+            self.live_data_at = time.time()
 
     # -- layouts ---------------------------------------------------------------------------
     def current_layout(self, name: str = "") -> Layout:
@@ -471,6 +475,13 @@ class MainWindow(QMainWindow):
         self.close_all_panels()
         self.connection.close(wait=False)  # the process waits for it at exit, not the GUI
         super().closeEvent(event)
+
+
+def _shows_live_data(batch: FrameBatch) -> bool:
+    """Whether the batch holds anything decoded from a robot (a vital, a value, a series)."""
+    return bool(batch.latest or batch.converted
+                or any(len(buffer) for buffer in batch.series.values())
+                or any(r.online and r.battery_pct is not None for r in batch.robots))
 
 
 def _icon(name: str) -> QIcon:

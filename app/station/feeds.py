@@ -135,6 +135,7 @@ class Lane:
         self._queue: deque[RawSample] = deque()
         self._newest: RawSample | None = None
         self._next_at = 0.0
+        self._frame_at = -1  # the hub's frame count when this lane last published
         self._stopped = False
         self.done = self.dropped = self.errors = 0
         self.busy_s = 0.0
@@ -186,7 +187,10 @@ class Lane:
     def _wait_for_work(self) -> tuple[list[RawSample], RawSample | None]:
         while not self._stopped:
             now = time.monotonic()
-            newest_due = self._newest is not None and now >= self._next_at
+            # Newest-wins work runs once the consumers took the last result (a frame went
+            # by), or a tick after it for consumers that take no frames.
+            newest_due = self._newest is not None and (
+                now >= self._next_at or self._hub.frames != self._frame_at)
             if self._queue or newest_due:
                 batch = list(self._queue)
                 self._queue.clear()
@@ -194,9 +198,15 @@ class Lane:
                 if newest_due:
                     newest, self._newest = self._newest, None
                     self._next_at = now + self._hub.tick_s
+                    self._frame_at = self._hub.frames
                 return batch, newest
             self._cond.wait(self._next_at - now if self._newest is not None else None)
         return [], None
+
+    def frame_taken(self) -> None:
+        with self._cond:
+            if self._newest is not None:
+                self._cond.notify()
 
     def _work(self, plan: _Plan, batch: list[RawSample], newest: RawSample | None) -> None:
         deliveries = [Delivery(s, self._hub.count_error) for s in batch]
@@ -343,6 +353,7 @@ class FeedHub:
         self.incidents = incidents or Incidents()
         self._count_error = count_error
         self.tick_s = tick_s
+        self.frames = 0
         # Results, read by consumers; each value is frozen and replaced whole.
         self.latest: dict[str, LatestValue] = {}
         self.converted: dict[Converted, ConvertedValue] = {}
@@ -374,6 +385,13 @@ class FeedHub:
         with self._lock:
             lanes = list(self._lanes.values())
         return {lane.key: lane.stats() for lane in lanes}
+
+    def frame_taken(self) -> None:
+        """The frame clock took this tick's results: lanes holding a newer sample may
+        convert it now (so conversions follow the frames, at most one per frame)."""
+        self.frames += 1
+        for lane in list(self._lanes.values()):
+            lane.frame_taken()
 
     def count_error(self, key: str, exc: DecodeError) -> None:
         if self._count_error is not None:

@@ -59,17 +59,17 @@ def display_env() -> Iterator[dict[str, str]]:
         server.wait(timeout=10)
 
 
-def first_paint_s(command: list[str], env: dict[str, str]) -> float:
-    """Seconds from launching ``command`` to the first paint it reports."""
+def first_paint_s(command: list[str], env: dict[str, str], what: str = "first-paint") -> float:
+    """Seconds from launching ``command`` to the first paint (or ``live-data``) it reports."""
     with tempfile.TemporaryDirectory() as config:  # a first start: the default layout
         started = time.time()
         result = subprocess.run(command, env={**env, "FIELDSTATION_CONFIG_DIR": config},
                                 capture_output=True, text=True, timeout=TIMEOUT_S,
                                 stdin=subprocess.DEVNULL)
-    found = re.search(r"^first-paint (\S+)$", result.stdout, re.MULTILINE)
+    found = re.search(rf"^{what} (\S+)$", result.stdout, re.MULTILINE)
     if result.returncode != 0 or not found:
-        raise RuntimeError(f"{' '.join(command)} exited {result.returncode} without a "
-                           f"first paint: {result.stderr.strip()[-800:]}")
+        raise RuntimeError(f"{' '.join(command)} exited {result.returncode} without "
+                           f"{what}: {result.stderr.strip()[-800:]}")
     return float(found.group(1)) - started
 
 
@@ -88,17 +88,32 @@ def compare(name: str, app: tuple[list[str], dict[str, str]],
                   median(app_s), median(bare_s), TARGET)
 
 
+def live_data(env: dict[str, str], bare: tuple[list[str], dict[str, str]],
+              runs: int) -> str:
+    """Launch to the first painted panel showing live data of the default layout (the
+    embedded fleet starts with the window), beside the bare window's first paint."""
+    live_env = {**env, "FIELDSTATION_EXIT_AFTER_FIRST_PAINT": "live"}
+    live_s, bare_s = [], []
+    for _ in range(runs):
+        live_s.append(first_paint_s([sys.executable, "-m", "app.cli"], live_env, "live-data"))
+        bare_s.append(first_paint_s(*bare))
+    return report("start-up from source to live data on screen (app / bare first paint)",
+                  median(live_s), median(bare_s))
+
+
 def run() -> list[str]:
     runs = iterations(7, 1)
     lines = []
     with display_env() as env:
         app_env = {**env, "FIELDSTATION_EXIT_AFTER_FIRST_PAINT": "1"}
+        bare = ([sys.executable, str(REPO / "packaging" / "bare_window.py")], env)
         lines.append(compare(
             "from source",
             ([sys.executable, "-m", "app.cli"], app_env),
-            ([sys.executable, str(REPO / "packaging" / "bare_window.py")], env),
+            bare,
             runs,
         ))
+        lines.append(live_data(env, bare, iterations(5, 1)))
         if BUNDLE.is_file():
             lines.append(compare(
                 "from the bundle",

@@ -6,6 +6,8 @@ import os
 import statistics
 from collections.abc import Sequence
 
+MISSED: list[str] = []  # report lines whose target was missed in this run
+
 
 def short_mode() -> bool:
     return os.environ.get("FIELDSTATION_BENCH", "") == "short"
@@ -43,5 +45,7 @@ def report(name: str, measured: float, baseline: float, target: float | None = N
         verdict = f"  [target ≤ {target:g}x: {'met' if ratio <= target else 'MISSED'}]"
     line = (f"{name}: {ratio:.2f}x{verdict}  "
             f"(measured {fmt_seconds(measured)}, baseline {fmt_seconds(baseline)})")
+    if target is not None and not ratio <= target:
+        MISSED.append(line)
     print(line, flush=True)
     return line
