@@ -54,3 +54,15 @@ def test_contracts_catch_a_violation(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "app never imports widgets or panels BROKEN" in result.stdout
     assert "app is Qt-free outside its Qt bridge (app.qt) BROKEN" in result.stdout
+
+
+def test_no_panel_shadows_qwidget_update() -> None:
+    """The per-tick hook is ``on_frame``: a panel defining ``update`` would break Qt's own
+    repaint requests (``QWidget.update()``) for that widget."""
+    from panels.registry import load
+
+    shadowing = [cls.__name__ for cls in load().classes()
+                 for klass in cls.__mro__ if klass.__module__.startswith("panels")
+                 and "update" in vars(klass)]
+    assert shadowing == []
+    assert all(callable(getattr(cls, "on_frame", None)) for cls in load().classes())
