@@ -456,7 +456,8 @@ class FeedHub:
                 plan = dataclasses.replace(plan, latest=True)
             elif isinstance(interest, Series):
                 plan = dataclasses.replace(plan, series=(*plan.series, interest))
-                self.series.setdefault(interest, SeriesBuffer())
+                if interest not in self.series:
+                    self.series[interest] = SeriesBuffer()
             elif isinstance(interest, Converted):
                 plan = dataclasses.replace(plan, converted=(*plan.converted, interest))
             exact[interest.key] = plan
