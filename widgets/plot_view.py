@@ -9,10 +9,10 @@ made once per series; the caller calls ``refresh`` only when a source changed.
 Clipping and peak downsampling are done here, not by pyqtgraph (whose auto modes redo
 every curve whenever the view moves, which a following window does on every frame): the
 view reads only the visible window plus one window of margin each side from the source
-and bins it by time, one bin per pixel, keeping each bin's minimum and maximum (spikes
-survive). While that range stays in view, a refresh reads only the points appended since
-the last read and folds them into the last bins: the cost of a tick follows the pixels
-and the new points, not the length of the history.
+and bins it by time, one bin per pixel, keeping each bin's first, lowest, highest and
+last point (spikes survive, the newest point is exact). While that range stays in view, a
+refresh reads only the points appended since the last read and folds them into the last
+bins: the cost of a tick follows the pixels and the new points, not the history's length.
 """
 
 from __future__ import annotations
@@ -157,27 +157,32 @@ class _Line:
 def bin_peaks(t: np.ndarray, y: np.ndarray, low: float, width: float, bins: int
               ) -> tuple[np.ndarray, np.ndarray, int]:
     """Time-ordered points into time bins ``[low + k * width, ...)`` (k < 0 or >= bins:
-    one bin each side): a bin of one point keeps it, a bin of more becomes its minimum and
-    maximum at its first time (spikes survive). Binning the result again, with or without
-    later points, gives the same bins: the last bin can be kept open and merged with the
-    next points. Returns the points and where the last bin's points start."""
-    if len(t) < 2:
+    one bin each side), keeping of each bin its first, lowest, highest and last point
+    (M4: at one bin per pixel the line looks the same, spikes survive, and the newest
+    point is drawn exactly). Binning the result again, with or without later points,
+    gives the same bins: the last bin can be kept open and merged with the next points.
+    Returns the points kept and where the last bin's points start among them."""
+    n = len(t)
+    if n < 3:
         return t, y, 0
     k = np.floor((t - low) / width)
     np.clip(k, -1, bins, out=k)
-    starts = np.concatenate(([0], np.flatnonzero(k[1:] != k[:-1]) + 1))
-    if len(starts) == len(t):  # no bin holds two points: nothing to merge
-        return t, y, len(t) - 1
-    counts = np.diff(np.append(starts, len(t)))
-    pairs = counts > 1
-    reps = 1 + pairs
-    ends = np.cumsum(reps)
-    firsts = ends - reps
-    td = np.repeat(t[starts], reps)
-    yd = np.empty(len(td))
-    yd[firsts] = np.minimum.reduceat(y, starts)
-    yd[ends[pairs] - 1] = np.maximum.reduceat(y, starts)[pairs]
-    return td, yd, int(firsts[-1])
+    changes = np.flatnonzero(k[1:] != k[:-1]) + 1
+    starts = np.concatenate(([0], changes))
+    counts = np.diff(np.append(starts, n))
+    if n <= 2 * len(starts) and (counts <= 2).all():
+        return t, y, int(starts[-1])  # no bin holds more than two points: all are kept
+    keep = np.zeros(n, dtype=bool)
+    keep[starts] = True
+    keep[changes - 1] = True
+    keep[-1] = True
+    which = np.repeat(np.arange(len(starts)), counts)  # each point's bin
+    for peaks in (np.minimum.reduceat(y, starts), np.maximum.reduceat(y, starts)):
+        at = np.flatnonzero(y == np.repeat(peaks, counts))
+        first = np.concatenate(([True], which[at][1:] != which[at][:-1]))
+        keep[at[first]] = True  # the first point at each bin's minimum (maximum)
+    split = int(np.count_nonzero(keep[: starts[-1]]))
+    return t[keep], y[keep], split
 
 
 class PlotView(QWidget):

@@ -25,7 +25,7 @@ def test_points_stay_in_time_order_and_non_finite_ones_are_dropped() -> None:
 def test_a_window_is_a_slice_with_one_neighbour_each_side() -> None:
     buffer = SeriesBuffer()
     buffer.extend(np.arange(100.0), np.arange(100.0))
-    t, y, _ = buffer.window(10.5, 20.5)
+    t, _, _ = buffer.window(10.5, 20.5)
     assert t[0] == 10 and t[-1] == 21 and len(t) == 12
     t, _, _ = buffer.window(200, 300)
     assert list(t) == [99.0]
