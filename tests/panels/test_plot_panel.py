@@ -55,13 +55,13 @@ def test_a_series_grows_and_is_pushed_only_when_it_changed(make_main_window, fle
     battery.setData = lambda *a, **k: (calls.append(1), original(*a, **k))
     before, ticks = points(panel, BATTERY, "battery.percentage"), 0
     window.clock.stop()
-    deadline = time.monotonic() + 2.5
-    while time.monotonic() < deadline:
+    start = time.monotonic()
+    while ticks <= 40 or time.monotonic() < start + 2.5:  # (a loaded machine ticks slower)
         window.tick()
         ticks += 1
         qtbot.wait(30)
     added = points(panel, BATTERY, "battery.percentage") - before  # the battery is 1 Hz
-    assert ticks > 40 and 1 <= added <= 4 and len(calls) <= added + 1
+    assert 1 <= added <= time.monotonic() - start + 2 and len(calls) <= added + 1
 
 
 def test_window_pause_zoom_and_follow(make_main_window, fleet, qtbot) -> None:
