@@ -162,18 +162,22 @@ class PlotPanel(PanelBase):
             self._topics = batch.topics
             if self.picker.isVisible():
                 self.topic_box.set_choices(sorted(self._topics))
+        # The window first: a series first shown then reads only that window, not its
+        # whole history.
+        self.view.advance(time.time())
         for line in self._lines:
             buffer = batch.series.get(line.interest)
             if buffer is not line.buffer:  # first asked for, or again after being hidden
                 line.buffer, line.version, line.count_at_start = buffer, -1, None
+                if buffer is not None:  # (hidden: the last points stay drawn)
+                    self.view.set_source(line.series_id, buffer)
             if buffer is not None and batch.tables_changed and line.count_at_start is None:
                 stats = self._topics.get(line.interest.key)  # counted after we asked
                 line.count_at_start = stats.count if stats is not None else 0
             if buffer is not None and buffer.version != line.version:
-                line.version = buffer.version
-                self.view.set_data(line.series_id, *buffer.arrays())
+                line.version = buffer.version  # (read first: a later write bumps it again)
+                self.view.refresh(line.series_id)  # reads only what is new, or the window
             self._show_status(line, buffer)
-        self.view.advance(time.time())
 
     # -- what the user does ----------------------------------------------------------------
     def add_series(self, key: str, path: str) -> bool:

@@ -1,14 +1,18 @@
 """A time-series plot (pyqtgraph): series by id with a legend, a following time window,
 pause, mouse zoom, and downsampling with clip-to-view so long series stay fast.
 
-Knows nothing of topics: callers hand it (unix time, value) arrays. Items are made once
-per series; ``set_data`` is the only way data reaches them, and the caller calls it only
-when a series changed.
+Knows nothing of topics: a series' data comes from a source (``SeriesSource``: anything
+that can hand out a time window of its points and, later, only the points appended since;
+``app.station.series.SeriesBuffer`` is one) or from plain arrays (``set_data``). Items are
+made once per series; the caller calls ``refresh`` only when a source changed.
 
-Clipping and peak downsampling are done here, once per data change, over the visible
-window plus one window of margin each side, instead of by pyqtgraph: its own auto modes
-recompute every curve again whenever the view moves, which a following window does on
-every frame.
+Clipping and peak downsampling are done here, not by pyqtgraph (whose auto modes redo
+every curve whenever the view moves, which a following window does on every frame): the
+view reads only the visible window plus one window of margin each side from the source
+and bins it by time, one bin per pixel, keeping each bin's first, lowest, highest and
+last point (spikes survive, the newest point is exact). While that range stays in view, a
+refresh reads only the points appended since the last read and folds them into the last
+bins: the cost of a tick follows the pixels and the new points, not the history's length.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 import pyqtgraph as pg
@@ -96,6 +101,40 @@ def _wall_text(when: float, spacing: float) -> str:
     return text if spacing >= 1 else f"{text}.{millis % 1000:03d}"
 
 
+class SeriesSource(Protocol):
+    """Where a series' points come from, in time order (``SeriesBuffer`` is one)."""
+
+    def window(self, low: float, high: float) -> tuple[np.ndarray, np.ndarray, Any]:
+        """The points with ``low <= t <= high`` and one neighbour each side, and a cursor."""
+
+    def since(self, cursor: Any, high: float) -> tuple[np.ndarray, np.ndarray, Any] | None:
+        """The points appended after ``cursor`` (up to ``high`` and one past it) and the
+        next cursor; ``None`` when the reader must read its window again."""
+
+
+class ArraySeries:
+    """Plain arrays as a source: non-finite points dropped and times sorted, once."""
+
+    def __init__(self, t: np.ndarray, y: np.ndarray) -> None:
+        t = np.asarray(t, dtype=float)
+        y = np.asarray(y, dtype=float)
+        finite = np.isfinite(t) & np.isfinite(y)
+        if not finite.all():
+            t, y = t[finite], y[finite]
+        if len(t) > 1 and (t[1:] < t[:-1]).any():
+            order = np.argsort(t, kind="stable")
+            t, y = t[order], y[order]
+        self.t, self.y = t, y
+
+    def window(self, low: float, high: float) -> tuple[np.ndarray, np.ndarray, Any]:
+        first = max(0, int(np.searchsorted(self.t, low, side="left")) - 1)
+        last = min(len(self.t), int(np.searchsorted(self.t, high, side="right")) + 1)
+        return self.t[first:last], self.y[first:last], None
+
+    def since(self, cursor: Any, high: float) -> None:
+        return None  # never appended to: set_data hands over a new one
+
+
 @dataclass
 class _Line:
     item: pg.PlotDataItem
@@ -103,22 +142,47 @@ class _Line:
     colour: str
     status: str = ""
     is_error: bool = False
-    t: np.ndarray = field(default_factory=lambda: np.empty(0))
-    y: np.ndarray = field(default_factory=lambda: np.empty(0))
+    source: SeriesSource | None = None
+    cursor: Any = None  # the source's cursor after the last read; None: read the window
+    low: float = 0.0  # the time bins of the drawn points: from low, ``width`` s each ...
+    width: float = 1.0
+    bins: int = 0  # ... this many (points outside fall into one bin each side)
+    high: float = math.inf
+    done_t: np.ndarray = field(default_factory=lambda: np.empty(0))  # bins no point joins
+    done_y: np.ndarray = field(default_factory=lambda: np.empty(0))
+    open_t: np.ndarray = field(default_factory=lambda: np.empty(0))  # the last bin's
+    open_y: np.ndarray = field(default_factory=lambda: np.empty(0))
 
 
-def peak_decimate(t: np.ndarray, y: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """At most ~2 * bins points keeping each bin's minimum and maximum (spikes survive)."""
-    per_bin = len(t) // max(bins, 1)
-    if per_bin < 2:
-        return t, y
-    whole = len(t) // per_bin * per_bin
-    grouped = y[:whole].reshape(-1, per_bin)
-    td = np.repeat(t[:whole:per_bin], 2)
-    yd = np.empty(len(td))
-    yd[0::2] = grouped.min(axis=1)
-    yd[1::2] = grouped.max(axis=1)
-    return np.concatenate([td, t[whole:]]), np.concatenate([yd, y[whole:]])
+def bin_peaks(t: np.ndarray, y: np.ndarray, low: float, width: float, bins: int
+              ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Time-ordered points into time bins ``[low + k * width, ...)`` (k < 0 or >= bins:
+    one bin each side), keeping of each bin its first, lowest, highest and last point
+    (M4: at one bin per pixel the line looks the same, spikes survive, and the newest
+    point is drawn exactly). Binning the result again, with or without later points,
+    gives the same bins: the last bin can be kept open and merged with the next points.
+    Returns the points kept and where the last bin's points start among them."""
+    n = len(t)
+    if n < 3:
+        return t, y, 0
+    k = np.floor((t - low) / width)
+    np.clip(k, -1, bins, out=k)
+    changes = np.flatnonzero(k[1:] != k[:-1]) + 1
+    starts = np.concatenate(([0], changes))
+    counts = np.diff(np.append(starts, n))
+    if n <= 2 * len(starts) and (counts <= 2).all():
+        return t, y, int(starts[-1])  # no bin holds more than two points: all are kept
+    keep = np.zeros(n, dtype=bool)
+    keep[starts] = True
+    keep[changes - 1] = True
+    keep[-1] = True
+    which = np.repeat(np.arange(len(starts)), counts)  # each point's bin
+    for peaks in (np.minimum.reduceat(y, starts), np.maximum.reduceat(y, starts)):
+        at = np.flatnonzero(y == np.repeat(peaks, counts))
+        first = np.concatenate(([True], which[at][1:] != which[at][:-1]))
+        keep[at[first]] = True  # the first point at each bin's minimum (maximum)
+    split = int(np.count_nonzero(keep[: starts[-1]]))
+    return t[keep], y[keep], split
 
 
 class PlotView(QWidget):
@@ -185,31 +249,64 @@ class PlotView(QWidget):
         return self._lines[series_id].item
 
     def set_data(self, series_id: str, t: np.ndarray, y: np.ndarray) -> None:
-        """Replaces a series' points: unix seconds and values. Non-finite points are
-        dropped and unordered times sorted, so pyqtgraph only ever sees clean data."""
-        t = np.asarray(t, dtype=float)
-        y = np.asarray(y, dtype=float)
-        finite = np.isfinite(t) & np.isfinite(y)
-        if not finite.all():
-            t, y = t[finite], y[finite]
-        if len(t) > 1 and (t[1:] < t[:-1]).any():
-            order = np.argsort(t, kind="stable")
-            t, y = t[order], y[order]
+        """Replaces a series' points with plain arrays: unix seconds and values. Non-finite
+        points are dropped and unordered times sorted, so pyqtgraph only sees clean data."""
+        self.set_source(series_id, ArraySeries(t, y))
+
+    def set_source(self, series_id: str, source: SeriesSource) -> None:
+        """Draws the series from ``source`` from now on (its visible window is read now);
+        call ``refresh`` when it changed."""
         line = self._lines[series_id]
-        line.t, line.y = t, y
+        line.source, line.cursor = source, None
         self._render(line)
 
+    def refresh(self, series_id: str) -> None:
+        """The series' source changed: reads what was appended since the last read and
+        folds it into the drawn points (one ``setData``, none if nothing new is in range),
+        or reads the window again where the source says it must."""
+        line = self._lines[series_id]
+        if line.source is None:
+            return
+        got = None if line.cursor is None else line.source.since(line.cursor, line.high)
+        if got is None:
+            self._render(line)
+            return
+        t, y, line.cursor = got
+        if not len(t):
+            return
+        td, yd, split = bin_peaks(np.concatenate([line.open_t, t]),
+                                  np.concatenate([line.open_y, y]),
+                                  line.low, line.width, line.bins)
+        if split:
+            line.done_t = np.concatenate([line.done_t, td[:split]])
+            line.done_y = np.concatenate([line.done_y, yd[:split]])
+        line.open_t, line.open_y = td[split:], yd[split:]
+        line.item.setData(np.concatenate([line.done_t, line.open_t]),
+                          np.concatenate([line.done_y, line.open_y]))
+
     def _render(self, line: _Line) -> None:
+        """Reads the series' window (the view plus one window of margin each side) afresh."""
+        if line.source is None:
+            return
+        bins = 3 * max(int(self.view_box.width()), 200)  # ~one bin per pixel of the view
         if not self._edge and not self._paused:  # no window yet: everything is in view
-            first, last = 0, len(line.t)
+            t, y, _ = line.source.window(-math.inf, math.inf)
+            line.cursor = None  # (read it all again next time: the range is open)
+            low = float(t[0]) if len(t) else 0.0
+            span = float(t[-1]) - low if len(t) else 0.0
+            line.low, line.high, line.width = low, math.inf, max(span, 1e-9) / bins
         else:
             low, high = self.view_box.viewRange()[0]
             span = max(high - low, 1e-9)
             self._rendered = (low - span, high + span)
-            first = max(0, int(np.searchsorted(line.t, low - span)) - 1)
-            last = min(len(line.t), int(np.searchsorted(line.t, high + span)) + 1)
-        bins = 3 * max(int(self.view_box.width()), 200)  # ~one bin per pixel
-        line.item.setData(*peak_decimate(line.t[first:last], line.y[first:last], bins))
+            t, y, line.cursor = line.source.window(*self._rendered)
+            line.low, line.high = self._rendered
+            line.width = 3 * span / bins
+        line.bins = bins
+        td, yd, split = bin_peaks(t, y, line.low, line.width, bins)
+        line.done_t, line.done_y = td[:split], yd[:split]
+        line.open_t, line.open_y = td[split:], yd[split:]
+        line.item.setData(td, yd)
 
     def _on_x_range(self, *_: object) -> None:
         """Re-renders only when the view left the rendered margin or was zoomed."""

@@ -11,7 +11,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from widgets.plot_view import PlotView
+from app.station.series import SeriesBuffer
+from widgets.plot_view import PlotView, bin_peaks
 
 NOW = 1_800_000_000.0  # unix seconds
 
@@ -173,3 +174,93 @@ def test_time_axis_reads_relative_or_wall_clock(view: PlotView) -> None:
         "%H:%M", time.localtime(majors[-1]))
     assert axis.tickStrings([NOW + 0.2999999], 1.0, 0.1) == [
         time.strftime("%H:%M:%S", time.localtime(NOW)) + ".300"]
+
+
+class CountingSource:
+    """A SeriesBuffer that counts the points each read copies out of it."""
+
+    def __init__(self, t: np.ndarray, y: np.ndarray) -> None:
+        self.buffer = SeriesBuffer()
+        self.buffer.extend(t, y)
+        self.read: list[int] = []
+
+    def window(self, low: float, high: float):
+        got = self.buffer.window(low, high)
+        self.read.append(len(got[0]))
+        return got
+
+    def since(self, cursor, high: float):
+        got = self.buffer.since(cursor, high)
+        self.read.append(-1 if got is None else len(got[0]))
+        return got
+
+
+def test_a_long_history_is_read_by_window_and_then_only_what_is_new(view: PlotView) -> None:
+    t = np.linspace(NOW - 10_000, NOW, 1_000_001)  # 1M points at 100 Hz: 2.8 hours
+    y = np.sin(t)
+    y[-300] = 50.0  # a spike in view
+    source = CountingSource(t, y)
+    view.add_series("a", "a")
+    view.set_window(10)
+    view.advance(NOW)
+    calls = count_set_data(view, "a")
+    view.set_source("a", source)
+    item = view.data_item("a")
+    bins = 3 * max(int(view.view_box.width()), 200)
+    assert source.read == [pytest.approx(2_000, abs=10)]  # 10 s and 10 s of margin
+    assert len(item.xData) <= 2 * bins and 50.0 in item.yData
+    for step in range(1, 31):  # a second of frames, 3 or 4 new points each
+        new = NOW + np.arange(step * 10 - 9, step * 10 + 1) / 300
+        source.buffer.extend(new, np.cos(new))
+        view.advance(new[-1])
+        view.refresh("a")
+        assert item.xData[-1] == new[-1]  # the right edge moves with the data
+    assert len(calls) == 31 and source.read[1:] == [10] * 30
+    assert len(item.xData) <= 2 * bins and 50.0 in item.yData
+    line = view._lines["a"]  # read afresh, the same bins: the points folded in bit by bit
+    t, y, _ = source.buffer.window(line.low, line.high)
+    fresh_t, fresh_y, _ = bin_peaks(t, y, line.low, line.width, line.bins)
+    assert np.array_equal(item.xData, fresh_t) and np.array_equal(item.yData, fresh_y)
+
+
+def test_a_late_point_or_a_moved_view_reads_the_window_again(view: PlotView) -> None:
+    source = CountingSource(*wave(5_000, span=50.0))
+    view.add_series("a", "a")
+    view.set_window(10)
+    view.advance(NOW)
+    view.set_source("a", source)
+    source.buffer.append(NOW - 5.0001, 99.0)  # late: lands inside what is drawn
+    view.refresh("a")
+    assert source.read[-2:] == [-1, pytest.approx(2_000, abs=10)] and \
+        99.0 in view.data_item("a").yData
+    view.set_paused(True)
+    view.view_box.setXRange(NOW - 45, NOW - 44, padding=0)
+    assert source.read[-1] == pytest.approx(300, abs=10)
+    x = view.data_item("a").xData
+    assert x.min() < NOW - 45 and x.max() > NOW - 44
+    source.buffer.append(NOW + 1, 0.0)  # past the drawn range: nothing new to draw
+    calls = count_set_data(view, "a")
+    view.refresh("a")
+    assert calls == [] and source.read[-1] == 0
+
+
+def test_binning_bit_by_bit_gives_the_bins_of_binning_at_once() -> None:
+    rng = np.random.default_rng(0)
+    t = np.sort(rng.uniform(-5, 105, 5_000))
+    y = rng.integers(0, 5, 5_000).astype(float)  # many ties for the lowest and highest
+    y[2_000] = 99.0
+    whole_t, whole_y, _ = bin_peaks(t, y, 0.0, 0.1, 1_000)
+    assert len(whole_t) < 4 * 1_000 + 8 and 99.0 in whole_y and whole_t[-1] == t[-1]
+    done_t, done_y, open_t, open_y = [], [], np.empty(0), np.empty(0)
+    start = 0
+    while start < len(t):
+        step = int(rng.integers(1, 20))
+        td, yd, split = bin_peaks(np.concatenate([open_t, t[start:start + step]]),
+                                  np.concatenate([open_y, y[start:start + step]]),
+                                  0.0, 0.1, 1_000)
+        done_t.append(td[:split])
+        done_y.append(yd[:split])
+        open_t, open_y = td[split:], yd[split:]
+        start += step
+    assert np.array_equal(np.concatenate([*done_t, open_t]), whole_t)
+    assert np.array_equal(np.concatenate([*done_y, open_y]), whole_y)
