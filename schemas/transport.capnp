@@ -20,4 +20,9 @@ struct TopicInfo {
   key @0 :Text;
   type @1 :Text;    # family.Struct, as in the encoding string
   rateHz @2 :Float32;  # 0 = on change
+  # The frame of a topic whose type carries none (isaac clouds, detections, images; bow
+  # samples); empty when the type names its own frame (foxglove frameId, autoware
+  # header.frameId). A frameless type with it empty (or from an older robot that does not
+  # send it) is in the robot's base frame base_link.
+  frameId @3 :Text;
 }

@@ -22,9 +22,12 @@ CATALOG_TYPE = "transport.Catalog"
 
 @dataclass(frozen=True)
 class TopicInfo:
-    key: str
-    type: str
+    key: str  # the full key, fleet/<robotId>/...
+    type: str  # family.Struct, as in the encoding
     rate_hz: float = 0.0  # 0 = on change
+    # The frame of a topic whose type carries none (isaac clouds, detections, images; bow
+    # samples); "" when the type names its own frame, or unknown (then: base_link).
+    frame_id: str = ""
 
 
 @dataclass
@@ -45,12 +48,15 @@ class Catalog:
             items = msg.init(list_name, len(infos))
             for item, info in zip(items, infos, strict=True):
                 item.key, item.type, item.rateHz = info.key, info.type, info.rate_hz
+                if info.frame_id:  # left null otherwise: reads as "" all the same
+                    item.frameId = info.frame_id
         return msg.to_bytes()
 
     @classmethod
     def from_reader(cls, reader: Any) -> Catalog:
         def infos(items: Any) -> list[TopicInfo]:
-            return [TopicInfo(i.key, i.type, round(i.rateHz, 3)) for i in items]
+            # A robot built before frameId existed sends 3-field TopicInfos: reads as "".
+            return [TopicInfo(i.key, i.type, round(i.rateHz, 3), i.frameId) for i in items]
 
         return cls(
             robot_id=reader.robotId,
@@ -93,7 +99,8 @@ def fetch(
 def discover(
     bus: BusSession, robot_id: str, listen_s: float = 1.5, root: str = DEFAULT_ROOT
 ) -> Catalog:
-    """A catalog learnt by listening on ``fleet/<robotId>/**`` for ``listen_s`` seconds."""
+    """A catalog learnt by listening on ``fleet/<robotId>/**`` for ``listen_s`` seconds.
+    Listening cannot tell a topic's frame: every ``frame_id`` is left empty."""
     sub = Subscription(bus, f"{robot_key(robot_id, root)}/**", depth=1)
     try:
         time.sleep(listen_s)

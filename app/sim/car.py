@@ -1,6 +1,13 @@
 """A simulated car of the autoware family: a kinematic bicycle driven by
 ``traffic_simulator_msgs.VehicleCommand`` on a street with NPC traffic and a signalled
-crosswalk, reported as ``traffic_simulator_msgs.EntityStatus`` per entity."""
+crosswalk, reported as ``traffic_simulator_msgs.EntityStatus`` per entity.
+
+Frames: these autoware types have no header, so they carry no frame and the catalog lists
+one (PROTOCOL.md "Keys"). Entity poses are in the street's map frame ``map`` (x east,
+y north, app.sim.street), twists and accelerations in the entity's body frame; the traffic
+light states name signals of that map (``map``); a VehicleCommand drives the car's own
+``base_link`` (its rear-axle centre on the ground, where its pose is).
+"""
 
 from __future__ import annotations
 
@@ -21,6 +28,8 @@ ENTITY_STATUS = "autoware.traffic_simulator_msgs.EntityStatus"
 ENTITY_STATUSES = "autoware.simulation_api_schema.UpdateEntityStatusRequest"
 TRAFFIC_LIGHTS = "autoware.simulation_api_schema.UpdateTrafficLightsRequest"
 VEHICLE_COMMAND = "autoware.traffic_simulator_msgs.VehicleCommand"
+MAP_FRAME = "map"
+BASE_FRAME = "base_link"
 
 EGO_RATE_HZ = 20.0
 NPC_RATE_HZ = 10.0
@@ -110,13 +119,16 @@ class SimCar(SimRobot):
 
     def setup(self) -> None:
         self._t0 = time.monotonic()
-        self.add_topic(f"entities/{self.robot_id}", ENTITY_STATUS, EGO_RATE_HZ, self._ego_status)
+        self.add_topic(f"entities/{self.robot_id}", ENTITY_STATUS, EGO_RATE_HZ, self._ego_status,
+                       MAP_FRAME)
         for npc in self._npcs():
             self.add_topic(f"entities/{npc.name}", ENTITY_STATUS, NPC_RATE_HZ,
-                           functools.partial(self._npc_status, npc))
-        self.add_topic("entity_status", ENTITY_STATUSES, NPC_RATE_HZ, self._all_statuses)
-        self.add_topic("traffic_lights", TRAFFIC_LIGHTS, LIGHTS_RATE_HZ, self._traffic_lights)
-        self.add_command("vehicle_command", VEHICLE_COMMAND, self._on_command)
+                           functools.partial(self._npc_status, npc), MAP_FRAME)
+        self.add_topic("entity_status", ENTITY_STATUSES, NPC_RATE_HZ, self._all_statuses,
+                       MAP_FRAME)
+        self.add_topic("traffic_lights", TRAFFIC_LIGHTS, LIGHTS_RATE_HZ, self._traffic_lights,
+                       MAP_FRAME)
+        self.add_command("vehicle_command", VEHICLE_COMMAND, self._on_command, BASE_FRAME)
 
     def step(self, now: float, dt: float) -> None:
         self.car.step(now, dt)

@@ -7,7 +7,9 @@ forward speed is ``translationalVelocity.z`` and the yaw rate is ``rotationalVel
 positive turning right (clockwise seen from above). The IMU gyro and orientation use the
 same convention, so a commanded ``rotationalVelocity.y`` comes back as ``gyro.y``.
 Angles are radians; positions metres relative to the ``base`` link (the floor point under
-the pelvis).
+the pelvis). Every Transform names ``base`` as its ``linkName``, and the bow samples carry no
+frame of their own, so the catalog lists ``frameId`` ``base`` for every topic and for the
+motor command (whose velocities are in the same axes): the humanoid has no ``base_link``.
 """
 
 from __future__ import annotations
@@ -120,11 +122,14 @@ class SimHumanoid(SimRobot):
         self._rng = np.random.default_rng()
 
     def setup(self) -> None:
-        self.add_topic("vision", "bow.ImageSamples", 10.0, self._vision)
-        self.add_topic("proprioception", "bow.ProprioceptionSample", 30.0, self._proprioception)
-        self.add_topic("exteroception", "bow.ExteroceptionSample", 50.0, self._exteroception)
-        self.add_topic("interoception", "bow.InteroceptionSample", 1.0, self._interoception)
-        self.add_command("motor", "bow.MotorSample", self._on_motor)
+        self.add_topic("vision", "bow.ImageSamples", 10.0, self._vision, BASE_LINK)
+        self.add_topic("proprioception", "bow.ProprioceptionSample", 30.0, self._proprioception,
+                       BASE_LINK)
+        self.add_topic("exteroception", "bow.ExteroceptionSample", 50.0, self._exteroception,
+                       BASE_LINK)
+        self.add_topic("interoception", "bow.InteroceptionSample", 1.0, self._interoception,
+                       BASE_LINK)
+        self.add_command("motor", "bow.MotorSample", self._on_motor, BASE_LINK)
 
     # -- commands ---------------------------------------------------------------------
     def _on_motor(self, message: DecodedMessage) -> None:

@@ -40,6 +40,7 @@ class Topic:
     type_name: str
     rate_hz: float
     produce: Callable[[float], tuple[Any, bytes | None] | Any | None]
+    frame_id: str = ""  # catalog frameId: the frame of data whose type carries none
     publisher: Publisher | None = None
     next_due: float = 0.0
 
@@ -57,6 +58,7 @@ class CommandInput:
     key: str
     type_name: str
     handle: Callable[[DecodedMessage], None]
+    frame_id: str = ""  # catalog frameId, as for topics
     subscription: Subscription | None = None
 
 
@@ -89,16 +91,20 @@ class SimRobot:
         return f"{robot_key(self.robot_id, self.root)}/{suffix}"
 
     def add_topic(
-        self, suffix: str, type_name: str, rate_hz: float, produce: Callable[[float], Any]
+        self, suffix: str, type_name: str, rate_hz: float, produce: Callable[[float], Any],
+        frame_id: str = "",
     ) -> Topic:
-        topic = Topic(self.key(suffix), type_name, rate_hz, produce)
+        """``frame_id``: the frame of the data when its type carries none (isaac clouds,
+        detections, images; bow samples); "" for types that name their frame."""
+        topic = Topic(self.key(suffix), type_name, rate_hz, produce, frame_id)
         self.topics.append(topic)
         return topic
 
     def add_command(
-        self, suffix: str, type_name: str, handle: Callable[[DecodedMessage], None]
+        self, suffix: str, type_name: str, handle: Callable[[DecodedMessage], None],
+        frame_id: str = "",
     ) -> None:
-        self.commands.append(CommandInput(self.key(suffix), type_name, handle))
+        self.commands.append(CommandInput(self.key(suffix), type_name, handle, frame_id))
 
     def new(self, type_name: str, **fields: Any) -> Any:
         return registry().struct(type_name).new_message(**fields)
@@ -109,8 +115,10 @@ class SimRobot:
             name=self.name,
             model=self.model,
             families=list(self.families),
-            topics=[catalog_mod.TopicInfo(t.key, t.type_name, t.rate_hz) for t in self.topics],
-            commands=[catalog_mod.TopicInfo(c.key, c.type_name, 0.0) for c in self.commands],
+            topics=[catalog_mod.TopicInfo(t.key, t.type_name, t.rate_hz, t.frame_id)
+                    for t in self.topics],
+            commands=[catalog_mod.TopicInfo(c.key, c.type_name, 0.0, c.frame_id)
+                      for c in self.commands],
         )
 
     # -- lifecycle ------------------------------------------------------------------

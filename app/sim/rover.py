@@ -1,5 +1,9 @@
 """The simulated field rover: fleet telemetry and commands (this module), plus the lidar,
-camera and map topics of app.sim.rover_sensors."""
+camera and map topics of app.sim.rover_sensors.
+
+Its fleet topics and commands list no catalog ``frameId``: the fleet family places its poses
+itself (geodetic poses; ``motion.localFrameId`` names the local frame, ``world``). The isaac
+sensor topics list theirs (app.sim.rover_sensors)."""
 
 from __future__ import annotations
 

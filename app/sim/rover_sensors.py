@@ -1,12 +1,16 @@
 """The rover's sensor topics: lidar cloud, camera (raw + JPEG), 2D/3D detections, skeletons,
 frame transforms and a 3D scene overlay, all drawn from one SyntheticScene.
 
-Frames (foxglove frame ids; isaac messages carry none, so they are fixed here):
+Frames (foxglove frame ids; isaac messages carry none, so the catalog's ``frameId`` of each
+isaac topic names it, PROTOCOL.md "Keys"):
 - ``world``: the local frame of kinematics (x east, y north, z up), shared by all sim robots.
 - ``base_link``: the rover on the ground, x forward, z up.
 - ``lidar``: ``base_link`` + LIDAR_MOUNT, same axes. ``lidar/points`` is in this frame.
 - ``camera``: optical frame (x right, y down, z forward) at CAMERA_MOUNT, pitched down.
-``lidar/detections`` poses are in ``base_link``; camera pixel positions are (row, col).
+  ``camera/image`` and the pixel positions, (row, col), of ``camera/detections`` and
+  ``camera/skeletons`` are in this camera's image.
+``lidar/detections`` poses are in ``base_link`` (computed from the rover's pose, not from the
+cloud: see ``_relative``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ from app.sim.rover_camera import Camera, CameraFrame
 from app.sim.rover_lidar import Lidar
 from app.sim.scene import SKELETON_EDGES, SKELETON_JOINTS, SceneObject, SyntheticScene
 
+# Frame ids (the catalog's frameId of the isaac topics, whose types carry none).
+BASE_FRAME = "base_link"
+LIDAR_FRAME = "lidar"
+CAMERA_FRAME = "camera"
 LIDAR_HZ = 5.0
 CAMERA_HZ = 10.0
 TF_HZ = 20.0
@@ -59,18 +67,20 @@ class RoverSensors:
     def register(self, robot: SimRobot, pose: Callable[[], Pose2D]) -> None:
         """Adds the sensor topics to ``robot``; ``pose`` gives the rover's current pose."""
         self._pose = pose
-        robot.add_topic("lidar/points", "isaac.PointCloudProto", LIDAR_HZ, self.point_cloud)
-        robot.add_topic("camera/image", "isaac.ImageProto", CAMERA_HZ, self.raw_image)
+        robot.add_topic("lidar/points", "isaac.PointCloudProto", LIDAR_HZ, self.point_cloud,
+                        LIDAR_FRAME)
+        robot.add_topic("camera/image", "isaac.ImageProto", CAMERA_HZ, self.raw_image,
+                        CAMERA_FRAME)
         robot.add_topic("camera/calibration", "foxglove.CameraCalibration", CALIBRATION_HZ,
                         self.calibration)
         robot.add_topic("camera/compressed", "foxglove.CompressedImage", CAMERA_HZ,
                         self.compressed_image)
         robot.add_topic("camera/detections", "isaac.Detections2Proto", CAMERA_HZ,
-                        self.detections2)
+                        self.detections2, CAMERA_FRAME)
         robot.add_topic("camera/skeletons", "isaac.Skeleton2ListProto", CAMERA_HZ,
-                        self.skeletons)
+                        self.skeletons, CAMERA_FRAME)
         robot.add_topic("lidar/detections", "isaac.Detections3Proto", CAMERA_HZ,
-                        self.detections3)
+                        self.detections3, BASE_FRAME)
         robot.add_topic("tf", "foxglove.FrameTransforms", TF_HZ, self.transforms)
         robot.add_topic("scene", "foxglove.SceneUpdate", SCENE_HZ, self.scene_update)
 
@@ -95,7 +105,7 @@ class RoverSensors:
         ok, jpeg = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         if not ok:
             return None
-        message = _new("foxglove.CompressedImage", frameId="camera", format="jpeg",
+        message = _new("foxglove.CompressedImage", frameId=CAMERA_FRAME, format="jpeg",
                        data=jpeg.tobytes())
         self._stamp(message.timestamp, now)
         return message
@@ -104,7 +114,7 @@ class RoverSensors:
         cam = self.camera
         f, cx, cy = cam.focal, cam.cx, cam.cy
         message = _new(
-            "foxglove.CameraCalibration", frameId="camera", width=cam.width, height=cam.height,
+            "foxglove.CameraCalibration", frameId=CAMERA_FRAME, width=cam.width, height=cam.height,
             distortionModel="plumb_bob", d=[0.0] * 5, k=[f, 0.0, cx, 0.0, f, cy, 0.0, 0.0, 1.0],
             r=[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0],
             p=[f, 0.0, cx, 0.0, 0.0, f, cy, 0.0, 0.0, 0.0, 1.0, 0.0],
@@ -172,9 +182,9 @@ class RoverSensors:
         self._record_path(pose)
         message = _new("foxglove.FrameTransforms")
         frames = (
-            ("world", "base_link", (pose.x, pose.y, 0.0), pose.quaternion()),
-            ("base_link", "lidar", LIDAR_MOUNT, (0.0, 0.0, 0.0, 1.0)),
-            ("base_link", "camera", CAMERA_MOUNT, self._camera_rotation),
+            ("world", BASE_FRAME, (pose.x, pose.y, 0.0), pose.quaternion()),
+            (BASE_FRAME, LIDAR_FRAME, LIDAR_MOUNT, (0.0, 0.0, 0.0, 1.0)),
+            (BASE_FRAME, CAMERA_FRAME, CAMERA_MOUNT, self._camera_rotation),
         )
         for transform, (parent, child, xyz, quat) in zip(
             message.init("transforms", len(frames)), frames, strict=True

@@ -8,9 +8,12 @@ import threading
 import time
 from pathlib import Path
 
+import capnp
+
 from app.bus import catalog
 from app.bus.presence import PresenceTracker, announce
 from app.bus.publisher import Publisher, Traffic
+from app.codec.decode import encoding_for
 from app.codec.registry import registry
 from tests.bus.helpers import wait_for
 
@@ -73,6 +76,72 @@ def test_catalog_is_served_and_fetched(robot_and_app) -> None:
     assert fetched.command_key("fleet.Command") == "fleet/r1/command/teleop"
 
 
+def test_catalog_round_trips_frame_ids(robot_and_app) -> None:
+    robot, app = robot_and_app
+    served = catalog.Catalog(
+        robot_id="r1", families=["isaac", "foxglove", "bow"],
+        topics=[
+            catalog.TopicInfo("fleet/r1/lidar/points", "isaac.PointCloudProto", 5.0, "lidar"),
+            catalog.TopicInfo("fleet/r1/camera/detections", "isaac.Detections2Proto", 10.0,
+                              "camera"),
+            catalog.TopicInfo("fleet/r1/tf", "foxglove.FrameTransforms", 20.0),
+        ],
+        commands=[catalog.TopicInfo("fleet/r1/motor", "bow.MotorSample", 0.0, "base")],
+    )
+    catalog.serve(robot, served)
+    fetched = wait_for(lambda: catalog.fetch(app, "r1", timeout_s=0.5))
+    assert fetched == served
+    assert [t.frame_id for t in fetched.topics] == ["lidar", "camera", ""]
+    assert fetched.commands[0].frame_id == "base"
+
+
+# transport.capnp as robots built before TopicInfo.frameId have it (another file id, so it
+# loads beside the real one; ids are not on the wire).
+TRANSPORT_BEFORE_FRAME_ID = """@0xd2c1a3f0e4b5a697;
+struct Catalog {
+  robotId @0 :Text;
+  name @1 :Text;
+  model @2 :Text;
+  families @3 :List(Text);
+  topics @4 :List(TopicInfo);
+  commands @5 :List(TopicInfo);
+}
+struct TopicInfo {
+  key @0 :Text;
+  type @1 :Text;
+  rateHz @2 :Float32;
+}
+"""
+
+
+def test_catalog_of_an_older_robot_without_frame_ids_reads_empty(robot_and_app, tmp_path) -> None:
+    robot, app = robot_and_app
+    schema_file = tmp_path / "transport_before_frame_id.capnp"
+    schema_file.write_text(TRANSPORT_BEFORE_FRAME_ID)
+    old = capnp.SchemaParser().load(str(schema_file))
+    message = old.Catalog.new_message(robotId="r9", name="Old rover", model="",
+                                      families=["isaac"])
+    topic = message.init("topics", 1)[0]
+    topic.key, topic.type, topic.rateHz = "fleet/r9/lidar/points", "isaac.PointCloudProto", 5.0
+    command = message.init("commands", 1)[0]
+    command.key, command.type = "fleet/r9/command/teleop", "fleet.Command"
+    payload = message.to_bytes()
+    same_today = catalog.Catalog(
+        robot_id="r9", name="Old rover", families=["isaac"],
+        topics=[catalog.TopicInfo("fleet/r9/lidar/points", "isaac.PointCloudProto", 5.0)],
+        commands=[catalog.TopicInfo("fleet/r9/command/teleop", "fleet.Command", 0.0)],
+    )
+    # The old TopicInfos really lack the pointer that frameId adds (one word each).
+    assert len(same_today.to_bytes()) - len(payload) == 2 * 8
+
+    key = "fleet/r9/catalog"
+    encoding = encoding_for(catalog.CATALOG_TYPE)
+    robot.declare_queryable(key, lambda query: query.reply(key, payload, encoding=encoding))
+    fetched = wait_for(lambda: catalog.fetch(app, "r9", timeout_s=0.5))
+    assert fetched == same_today
+    assert [t.frame_id for t in fetched.topics + fetched.commands] == ["", ""]
+
+
 def test_robot_without_catalog_is_discovered_by_listening(robot_and_app) -> None:
     robot, app = robot_and_app
     pub = Publisher(robot, "fleet/r2/uplink/battery", "fleet.Uplink", Traffic.TELEMETRY)
@@ -97,3 +166,4 @@ def test_robot_without_catalog_is_discovered_by_listening(robot_and_app) -> None
     assert [(t.key, t.type) for t in found.topics] == [("fleet/r2/uplink/battery", "fleet.Uplink")]
     assert found.topics[0].rate_hz > 20
     assert found.families == ["fleet"]
+    assert found.topics[0].frame_id == ""  # listening cannot tell a frame

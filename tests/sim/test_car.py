@@ -153,6 +153,21 @@ def drive(car: SimCar, app_bus: BusSession) -> Iterator[Callable[..., float]]:
         publisher.close()
 
 
+def test_catalog_lists_frames_and_full_keys(car: SimCar, app_bus: BusSession) -> None:
+    """These autoware types have no header: the catalog names their frame."""
+    listed = catalog.fetch(app_bus, ROBOT, timeout_s=3.0)
+    assert listed is not None
+    prefix = f"fleet/{ROBOT}/"
+    assert all(t.key.startswith(prefix) for t in listed.topics + listed.commands)
+    frames = {t.key.removeprefix(prefix): t.frame_id for t in listed.topics}
+    assert frames[f"entities/{ROBOT}"] == "map"
+    assert set(frames.values()) == {"map"}
+    assert {"entity_status", "traffic_lights"} <= frames.keys()
+    assert [(c.key, c.frame_id) for c in listed.commands] == [
+        (f"{prefix}vehicle_command", "base_link")
+    ]
+
+
 def test_entities_have_sane_boxes_and_npcs_move(car: SimCar, app_bus: BusSession) -> None:
     entities = subscribe(app_bus, "entities/**")
     together = subscribe(app_bus, "entity_status")

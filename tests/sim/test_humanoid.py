@@ -204,10 +204,14 @@ def test_modalities_decode_at_their_rates(humanoid: SimHumanoid, bus: BusSession
     catalog = catalog_mod.fetch(bus, ROBOT, timeout_s=2.0)
     assert catalog is not None
     assert (catalog.model, catalog.families) == ("sim-humanoid", ["bow"])
-    assert {(t.key, t.type, t.rate_hz) for t in catalog.topics} == {
-        (f"{PREFIX}/{topic}", type_name, rate) for topic, (type_name, rate) in TOPICS.items()
+    # bow samples carry no frame: the catalog names the humanoid's base frame, "base"
+    assert {(t.key, t.type, t.rate_hz, t.frame_id) for t in catalog.topics} == {
+        (f"{PREFIX}/{topic}", type_name, rate, "base")
+        for topic, (type_name, rate) in TOPICS.items()
     }
-    assert [(c.key, c.type) for c in catalog.commands] == [(f"{PREFIX}/motor", "bow.MotorSample")]
+    assert [(c.key, c.type, c.frame_id) for c in catalog.commands] == [
+        (f"{PREFIX}/motor", "bow.MotorSample", "base")
+    ]
 
     watch = Watch(bus)
     watch.wait_streams()

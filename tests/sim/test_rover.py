@@ -239,6 +239,30 @@ def test_uplink_streams_and_catalog(rover: SimRover, bus: BusSession) -> None:
     assert {command_key(ROBOT, m) for m in ("teleop", "goTo", "estop", "setting")} <= commands
 
 
+def test_catalog_frames_and_full_keys(rover: SimRover, bus: BusSession) -> None:
+    """Isaac types carry no frame: the catalog names it (PROTOCOL.md "Keys"); foxglove and
+    fleet types name their own, so theirs is empty. Every key is a full key."""
+    catalog = catalog_mod.fetch(bus, ROBOT, timeout_s=2.0)
+    assert catalog is not None
+    prefix = f"fleet/{ROBOT}/"
+    assert all(t.key.startswith(prefix) for t in catalog.topics + catalog.commands)
+    frames = {t.key.removeprefix(prefix): t.frame_id for t in catalog.topics}
+    assert frames["lidar/points"] == "lidar"
+    assert {k: f for k, f in frames.items() if f} == {
+        "lidar/points": "lidar",
+        "camera/image": "camera",
+        "camera/detections": "camera",
+        "camera/skeletons": "camera",
+        "lidar/detections": "base_link",
+    }
+    types = {t.key.removeprefix(prefix): t.type for t in catalog.topics}
+    assert all(types[k].startswith("isaac.") for k, f in frames.items() if f)
+    assert all(frames[k] == "" for k, t in types.items() if not t.startswith("isaac."))
+    assert {c.frame_id for c in catalog.commands} == {""}  # fleet.Command
+    assert uplink_key(ROBOT, "motion") in {t.key for t in catalog.topics}
+    assert command_key(ROBOT, "teleop") in {c.key for c in catalog.commands}
+
+
 def test_teleop_moves_it_and_it_stops_by_itself(rover: SimRover, bus: BusSession) -> None:
     uplinks = Uplinks(bus)
     uplinks.wait(lambda: bool(uplinks.seen["motion"]), 3.0, "motion")
