@@ -181,7 +181,7 @@ def _byte_view(buffer: bytes | bytearray | memoryview | np.ndarray) -> memoryvie
 
 
 # -- display models -------------------------------------------------------------------------
-@converter("isaac.point_cloud")
+@converter("isaac.point_cloud", "isaac.PointCloudProto")
 def point_cloud(decoded: DecodedMessage) -> PointCloud:
     """A ``PointCloudProto`` as a display cloud: views of the attachment when every point is
     finite, else the finite points only (the others counted)."""

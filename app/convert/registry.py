@@ -15,7 +15,9 @@ from typing import Any
 from app.codec.decode import DecodedMessage
 
 Converter = Callable[[DecodedMessage], Any]
+FAMILIES = ("isaac", "bow", "fleet", "foxglove", "autoware")
 _CONVERTERS: dict[str, Converter] = {}
+_FOR_TYPE: dict[str, str] = {}  # wire type -> the converter the 3D scene uses for it
 
 
 class ConversionError(Exception):
@@ -26,14 +28,29 @@ class UnknownConverter(LookupError):
     pass
 
 
-def converter(name: str) -> Callable[[Converter], Converter]:
-    """Registers the decorated function as converter ``name``."""
+def converter(name: str, *type_names: str) -> Callable[[Converter], Converter]:
+    """Registers the decorated function as converter ``name``, the scene's converter for
+    samples of ``type_names`` (``family.Struct``, as in encodings)."""
 
     def register(function: Converter) -> Converter:
         _CONVERTERS[name] = function
+        for type_name in type_names:
+            _FOR_TYPE[type_name] = name
         return function
 
     return register
+
+
+def scene_converter_for(type_name: str) -> str | None:
+    """The converter that makes a 3D display model of ``type_name``, if there is one."""
+    _import_families()
+    return _FOR_TYPE.get(type_name)
+
+
+def _import_families() -> None:
+    for family in FAMILIES:
+        with contextlib.suppress(ModuleNotFoundError):
+            importlib.import_module(f"app.convert.{family}")
 
 
 def get_converter(name: str) -> Converter:
@@ -51,3 +68,5 @@ def get_converter(name: str) -> Converter:
 
 def unregister(name: str) -> None:
     _CONVERTERS.pop(name, None)
+    for type_name in [t for t, n in _FOR_TYPE.items() if n == name]:
+        del _FOR_TYPE[type_name]
