@@ -7,7 +7,6 @@ for. Bad data is refused with :class:`ConversionError`, never another exception.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -49,8 +48,17 @@ def scene_converter_for(type_name: str) -> str | None:
 
 def _import_families() -> None:
     for family in FAMILIES:
-        with contextlib.suppress(ModuleNotFoundError):
-            importlib.import_module(f"app.convert.{family}")
+        _import_family(family)
+
+
+def _import_family(family: str) -> None:
+    """Imports ``app.convert.<family>`` if there is such a module (its errors propagate)."""
+    module = f"app.convert.{family}"
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
 
 
 def get_converter(name: str) -> Converter:
@@ -58,8 +66,7 @@ def get_converter(name: str) -> Converter:
     if found is None:
         family = name.split(".", 1)[0]
         if family.isidentifier():
-            with contextlib.suppress(ModuleNotFoundError):
-                importlib.import_module(f"app.convert.{family}")
+            _import_family(family)
         found = _CONVERTERS.get(name)
     if found is None:
         raise UnknownConverter(f"no converter named {name!r}")
