@@ -19,6 +19,7 @@ from typing import NoReturn
 from app import render_text
 from app.bus import catalog as catalog_mod
 from app.bus.config import DEFAULT_ENDPOINT, BusConfig
+from app.bus.keys import check_key_expr, check_robot_id
 from app.bus.presence import PresenceTracker
 from app.bus.session import BusError, BusSession
 from app.bus.subscription import Subscription
@@ -146,8 +147,17 @@ def cmd_robots(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     return 0
 
 
+def _valid(check: Callable[[str], str], text: str) -> str:
+    """``text`` if ``check`` accepts it; else a CliError with the reason, before any
+    connection is opened."""
+    try:
+        return check(text)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
 def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
-    key_expr = f"fleet/{args.robot}/**" if args.robot else "fleet/**"
+    key_expr = f"fleet/{_valid(check_robot_id, args.robot)}/**" if args.robot else "fleet/**"
     with open_bus(args) as bus:
         sub = Subscription(bus, key_expr, depth=256)
         deadline = time.monotonic() + max(0.2, args.duration)
@@ -173,6 +183,7 @@ def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     if args.count is not None and args.count < 1:
         raise CliError("--count must be at least 1")
+    _valid(check_key_expr, args.key)
     received = threading.Event()
     with open_bus(args) as bus:
         sub = Subscription(bus, args.key, depth=64, on_sample=lambda _s: received.set())

@@ -144,6 +144,18 @@ class TestBadInvocations:
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and free_endpoint in err[0] and "Traceback" not in err[0]
 
+    @pytest.mark.parametrize(("args", "why"), [
+        (["echo", "fleet/**/a**b"], "`*` may only be preceded by `/` or `$`"),
+        (["echo", "fleet//x"], "empty chunks are forbidden"),
+        (["topics", "--robot", "rover-1/**"], "robot id 'rover-1/**' is not one key chunk"),
+    ])
+    def test_a_bad_key_is_one_line_and_exit_1(self, capsys, open_session, free_endpoint,
+                                             args: list[str], why: str) -> None:
+        open_session(listen=[free_endpoint])  # reachable: the key itself must be refused
+        assert main([*args, "--connect", free_endpoint]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and why in err[0], err
+
     def test_missing_config_file(self, capsys, tmp_path) -> None:
         assert main(["robots", "--zenoh-config", str(tmp_path / "nope.json5")]) == 1
         assert "config file not found" in capsys.readouterr().err
