@@ -271,12 +271,12 @@ def cmd_gui(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 
     if args.self_test:
         return self_test()
-    real = bool(args.no_sim or args.connect or args.zenoh_config)
+    real = bool(args.no_sim or args.connect or args.zenoh_config or args.listen)
     choice = ConnectionChoice(
         simulation=not real, mode=args.mode or "peer", endpoints=args.connect or [],
-        config_file=args.zenoh_config or "",
+        config_file=args.zenoh_config or "", listen=args.listen or [],
     )
-    if real and not choice.endpoints and not choice.config_file:
+    if real and not (choice.endpoints or choice.config_file or choice.listen):
         choice.endpoints = [DEFAULT_ENDPOINT]
     return run_gui(choice)
 
