@@ -246,16 +246,17 @@ def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     kinds = [k.strip() for k in args.robots.split(",") if k.strip()]
     if args.points < 1:
         raise CliError("--points must be positive")
-    listen = args.listen or ([] if args.connect else [DEFAULT_ENDPOINT])
+    listen = args.listen or ([] if args.connect or args.zenoh_config else [DEFAULT_ENDPOINT])
     try:
-        fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points)
+        fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points,
+                         config_file=args.zenoh_config)
         fleet.start()
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
     except BusError as exc:
         raise CliError(f"{exc} — is another sim already listening there?") from None
     try:
-        where = ", ".join(listen or args.connect)
+        where = ", ".join(fleet.hub_listen() or args.connect or [])
         out(f"simulated fleet on {where}: "
             + ", ".join(f"{r.robot_id} ({r.model})" for r in fleet.robots)
             + " — Ctrl-C to stop")
