@@ -363,8 +363,12 @@ class MainWindow(QMainWindow):
             self._action(add, cls.title, f"Ctrl+{n}" if n < 10 else None,
                          lambda _=False, pid=cls.panel_id: self.open_panel(pid), cls.panel_id)
         view.addSeparator()
-        self._action(view, "&Full screen", QKeySequence.StandardKey.FullScreen,
-                     self._toggle_full_screen, "full-screen")
+        full_screen = self._action(view, "&Full screen", "F11", self._toggle_full_screen,
+                                   "full-screen")
+        # F11 everywhere; the desktop's own key too where it has one (it has none on some).
+        standard = QKeySequence.keyBindings(QKeySequence.StandardKey.FullScreen)
+        full_screen.setShortcuts([QKeySequence("F11"),
+                                  *(k for k in standard if k != QKeySequence("F11"))])
 
         help_menu = menu.addMenu("&Help")
         self._action(help_menu, "&About Fieldstation", None, self._about, "about")
