@@ -468,7 +468,9 @@ def check_window_bytes(layout: Layout, source: str) -> None:
         if layout.geometry and not scratch.restoreGeometry(QByteArray(layout.geometry)):
             raise LayoutError(f"{source}: the saved window geometry is corrupt")
     finally:
-        scratch.deleteLater()
+        # Python owns it, so it goes now; deleteLater() would hand it to Qt, which keeps
+        # it (a hidden top-level window) until the event loop next turns.
+        del scratch
 
 
 def _safe_name(name: str) -> str:
