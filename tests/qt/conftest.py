@@ -4,6 +4,7 @@ top-level widget, shown or hidden."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,10 @@ def fleet(free_endpoint: str) -> Iterator[SimFleet]:
 
 
 @pytest.fixture
-def make_main_window(qapp, tmp_path: Path, free_endpoint: str,
-                     monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., MainWindow]]:
+def make_main_window(qapp, tmp_path: Path, free_endpoint: str, monkeypatch: pytest.MonkeyPatch,
+                     request: pytest.FixtureRequest) -> Iterator[Callable[..., MainWindow]]:
     monkeypatch.setenv("FIELDSTATION_CONFIG_DIR", str(tmp_path / "config"))
+    failed_before = request.session.testsfailed
     before = set(QApplication.topLevelWidgets())  # wrappers held: ids cannot be reused
     windows: list[MainWindow] = []
 
@@ -58,13 +60,15 @@ def make_main_window(qapp, tmp_path: Path, free_endpoint: str,
         QApplication.processEvents()
         # Outside an event loop, processEvents() leaves deleteLater() undone: ask for it.
         QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        gc.collect()  # parentless Qt objects that Python holds in cycles (pyqtgraph's menus)
         QApplication.processEvents()
         # No exclusions: the window's menus, combo-box popups and dialogs are top-level
         # widgets too, but its children, so they went with it; whatever is left leaked.
         leaked = [w for w in QApplication.topLevelWidgets() if w not in before]
-        if leaked:
-            names = ", ".join(f"{type(w).__name__}({w.objectName() or w.windowTitle()})"
-                              for w in leaked)
-            for widget in leaked:
-                widget.close()
+        names = ", ".join(f"{type(w).__name__}({w.objectName() or w.windowTitle()})"
+                          for w in leaked)
+        for widget in leaked:
+            widget.close()
+        # A failed test's traceback keeps its widgets alive: its own failure is the news.
+        if leaked and request.session.testsfailed == failed_before:
             pytest.fail(f"test leaked top-level widgets: {names}")
