@@ -19,6 +19,7 @@ from typing import NoReturn
 from app import render_text
 from app.bus import catalog as catalog_mod
 from app.bus.config import DEFAULT_ENDPOINT, BusConfig
+from app.bus.keys import check_key_expr, check_robot_id
 from app.bus.presence import PresenceTracker
 from app.bus.session import BusError, BusSession
 from app.bus.subscription import Subscription
@@ -146,8 +147,17 @@ def cmd_robots(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     return 0
 
 
+def _valid(check: Callable[[str], str], text: str) -> str:
+    """``text`` if ``check`` accepts it; else a CliError with the reason, before any
+    connection is opened."""
+    try:
+        return check(text)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
 def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
-    key_expr = f"fleet/{args.robot}/**" if args.robot else "fleet/**"
+    key_expr = f"fleet/{_valid(check_robot_id, args.robot)}/**" if args.robot else "fleet/**"
     with open_bus(args) as bus:
         sub = Subscription(bus, key_expr, depth=256)
         deadline = time.monotonic() + max(0.2, args.duration)
@@ -173,6 +183,7 @@ def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     if args.count is not None and args.count < 1:
         raise CliError("--count must be at least 1")
+    _valid(check_key_expr, args.key)
     received = threading.Event()
     with open_bus(args) as bus:
         sub = Subscription(bus, args.key, depth=64, on_sample=lambda _s: received.set())
@@ -235,16 +246,17 @@ def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     kinds = [k.strip() for k in args.robots.split(",") if k.strip()]
     if args.points < 1:
         raise CliError("--points must be positive")
-    listen = args.listen or ([] if args.connect else [DEFAULT_ENDPOINT])
+    listen = args.listen or ([] if args.connect or args.zenoh_config else [DEFAULT_ENDPOINT])
     try:
-        fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points)
+        fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points,
+                         config_file=args.zenoh_config)
         fleet.start()
-    except ValueError as exc:
+    except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
     except BusError as exc:
         raise CliError(f"{exc} — is another sim already listening there?") from None
     try:
-        where = ", ".join(listen or args.connect)
+        where = ", ".join(fleet.hub_listen() or args.connect or [])
         out(f"simulated fleet on {where}: "
             + ", ".join(f"{r.robot_id} ({r.model})" for r in fleet.robots)
             + " — Ctrl-C to stop")
@@ -260,12 +272,12 @@ def cmd_gui(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 
     if args.self_test:
         return self_test()
-    real = bool(args.no_sim or args.connect or args.zenoh_config)
+    real = bool(args.no_sim or args.connect or args.zenoh_config or args.listen)
     choice = ConnectionChoice(
         simulation=not real, mode=args.mode or "peer", endpoints=args.connect or [],
-        config_file=args.zenoh_config or "",
+        config_file=args.zenoh_config or "", listen=args.listen or [],
     )
-    if real and not choice.endpoints and not choice.config_file:
+    if real and not (choice.endpoints or choice.config_file or choice.listen):
         choice.endpoints = [DEFAULT_ENDPOINT]
     return run_gui(choice)
 

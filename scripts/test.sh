@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every check CI runs: lint, import rules, the installer bundle, the test suite (under
-# Xvfb with Mesa's software OpenGL; tests/packaging runs the bundle) and the benchmarks in
-# short mode (the start-up one also times the bundle).
+# Runs every check CI runs: lint, import rules, types (mypy; pyproject.toml says where), the
+# installer bundle, the test suite (under Xvfb with Mesa's software OpenGL; tests/packaging
+# runs the bundle) and the benchmarks in short mode (the start-up one also times the bundle).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh test
@@ -11,6 +11,7 @@ export SDL_VIDEODRIVER=dummy LIBGL_ALWAYS_SOFTWARE=1 PYTHONDONTWRITEBYTECODE=1
 
 .venv/bin/ruff check .
 .venv/bin/lint-imports
+.venv/bin/mypy
 packaging/build.sh
 export FIELDSTATION_BUNDLE=dist/fieldstation
 xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m pytest "$@"

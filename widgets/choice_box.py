@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QCompleter, QWidget
+from PySide6.QtWidgets import QComboBox, QCompleter, QLineEdit, QWidget
 
 
 class ChoiceBox(QComboBox):
@@ -14,9 +14,16 @@ class ChoiceBox(QComboBox):
         self.setEditable(True)
         self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.setMinimumContentsLength(18)
-        self.lineEdit().setPlaceholderText(placeholder)
-        self.completer().setFilterMode(Qt.MatchFlag.MatchContains)
-        self.completer().setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self._line().setPlaceholderText(placeholder)
+        completer = self.completer()
+        assert completer is not None  # an editable combo box has one
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+
+    def _line(self) -> QLineEdit:
+        line = self.lineEdit()
+        assert line is not None  # editable since __init__
+        return line
 
     def choices(self) -> list[str]:
         return [self.itemText(i) for i in range(self.count())]
@@ -26,7 +33,7 @@ class ChoiceBox(QComboBox):
         the cursor is; leaves an open list alone unless ``text`` is given."""
         if text is None and (items == self.choices() or self.view().isVisible()):
             return
-        line = self.lineEdit()
+        line = self._line()
         keep, cursor = line.text(), line.cursorPosition()
         self.blockSignals(True)
         self.clear()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
@@ -42,6 +42,11 @@ class _Row(QTreeWidgetItem):
         self.path = path
         self.value: Any = None
         self.stale = False  # children out of date (refreshed when expanded)
+
+
+def _child(parent: QTreeWidgetItem, index: int) -> _Row:
+    """A row under ``parent``: every item below the tree's root is a _Row."""
+    return cast(_Row, parent.child(index))
 
 
 def path_text(path: Path) -> str:
@@ -215,15 +220,17 @@ class MessageTree(QTreeWidget):
         entries = _entries(value)
         count = parent.childCount()
         keep = 0
-        while keep < min(count, len(entries)) and parent.child(keep).text(FIELD) == \
+        while keep < min(count, len(entries)) and _child(parent, keep).text(FIELD) == \
                 entries[keep][0]:
             keep += 1
         for _ in range(count - keep):  # the shape changed from here on (e.g. union member)
             parent.takeChild(keep)
-        fresh = [_Row((*path, key), label) for label, _, key in entries[keep:]]
+        # The "… more" row's key is None (no field): path_of and the type hint skip it.
+        fresh = [_Row((*path, key), label)  # type: ignore[arg-type]
+                 for label, _, key in entries[keep:]]
         parent.addChildren(fresh)
         for index, (_, child_value, _) in enumerate(entries):
-            row = parent.child(index)
+            row = _child(parent, index)
             self._fill(row, child_value, created=index >= keep)
 
     def _fill(self, row: _Row, value: Any, created: bool) -> None:
@@ -307,7 +314,7 @@ class MessageTree(QTreeWidget):
         while stack:
             parent = stack.pop()
             for i in range(parent.childCount()):
-                child = parent.child(i)
+                child = _child(parent, i)
                 rows.append(child)
                 stack.append(child)
         return rows

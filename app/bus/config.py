@@ -57,3 +57,12 @@ class BusConfig:
         elif not self.config_file:
             conf.insert_json5("listen/endpoints", "[]")
         return conf
+
+
+def listen_endpoints(conf: zenoh.Config, mode: str) -> list[str]:
+    """The endpoints a session of ``mode`` opened with ``conf`` listens on (a config may
+    give one list, or one per mode)."""
+    value = json.loads(conf.get_json("listen/endpoints"))
+    if isinstance(value, dict):
+        value = value.get(mode) or []
+    return [str(e) for e in value]

@@ -40,6 +40,17 @@ def check_robot_id(robot_id: str) -> str:
     return robot_id
 
 
+def check_key_expr(key_expr: str) -> str:
+    """``key_expr`` if zenoh accepts it as a key expression; else ValueError saying why."""
+    try:
+        zenoh.KeyExpr(key_expr)
+    except zenoh.ZError as exc:
+        reason = str(exc).split(" at /", 1)[0]  # drop zenoh's source location
+        reason = reason.replace("Invalid Key Expr", "invalid key expression", 1)
+        raise ValueError(reason or f"invalid key expression {key_expr!r}") from None
+    return key_expr
+
+
 def robot_key(robot_id: str, root: str = DEFAULT_ROOT) -> str:
     return f"{root}/{check_robot_id(robot_id)}"
 

@@ -172,9 +172,8 @@ def encode_buffers(buffers: Sequence[bytes | bytearray | memoryview | np.ndarray
 
 
 def _byte_view(buffer: bytes | bytearray | memoryview | np.ndarray) -> memoryview:
-    if isinstance(buffer, np.ndarray):
-        buffer = np.ascontiguousarray(buffer)
-    view = memoryview(buffer).cast("B")
+    raw = np.ascontiguousarray(buffer).data if isinstance(buffer, np.ndarray) else buffer
+    view = memoryview(raw).cast("B")
     if len(view) >= 1 << 29:
         raise ValueError(f"buffer of {len(view)} bytes exceeds a Cap'n Proto Data field")
     return view

@@ -123,6 +123,7 @@ class ConnectionDialog(QDialog):
         self._validate()
 
     def _fill(self, choice: ConnectionChoice) -> None:
+        self._listen = list(choice.listen)  # from --listen; the dialog keeps it as it is
         mode = "simulation" if choice.simulation else choice.mode
         self.mode_box.setCurrentIndex([m for _, m in MODES].index(mode))
         self.endpoints_edit.setPlainText("\n".join(choice.endpoints))
@@ -146,7 +147,7 @@ class ConnectionDialog(QDialog):
         config = self.config_edit.text().strip()
         if config and not Path(config).expanduser().is_file():
             return f"zenoh config file not found: {config}"
-        if not self._endpoints() and not config:
+        if not self._endpoints() and not config and not self._listen:
             return "give at least one endpoint or a zenoh config file"
         return ""
 
@@ -172,7 +173,8 @@ class ConnectionDialog(QDialog):
         return ConnectionChoice(
             simulation=mode == "simulation", mode="peer" if mode == "simulation" else mode,
             endpoints=self._endpoints(),
-            config_file=str(Path(config).expanduser()) if config else "")
+            config_file=str(Path(config).expanduser()) if config else "",
+            listen=[] if mode == "simulation" else list(self._listen))
 
     def accept(self) -> None:
         if self.problem():

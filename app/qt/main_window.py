@@ -65,7 +65,6 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AllowTabbedDocks
                             | QMainWindow.DockOption.AllowNestedDocks
                             | QMainWindow.DockOption.GroupedDragging)
-        self.setCentralWidget(None)
         self._build_status_bar()
         self._build_menus()
         self.clock = FrameClock(self.tick, parent=self)
@@ -320,8 +319,11 @@ class MainWindow(QMainWindow):
         from app.qt.connection_dialog import ConnectionDialog
 
         dialog = ConnectionDialog(self.connection.choice, self, self.config_dir)
-        if dialog.exec():
-            self.reconnect(dialog.choice())
+        try:
+            if dialog.exec():
+                self.reconnect(dialog.choice())
+        finally:
+            dialog.deleteLater()
 
     # -- chrome ----------------------------------------------------------------------------
     def _build_status_bar(self) -> None:
@@ -393,8 +395,12 @@ class MainWindow(QMainWindow):
             self._action(add, cls.title, f"Ctrl+{n}" if n < 10 else None,
                          lambda _=False, pid=cls.panel_id: self.open_panel(pid), cls.panel_id)
         view.addSeparator()
-        self._action(view, "&Full screen", QKeySequence.StandardKey.FullScreen,
-                     self._toggle_full_screen, "full-screen")
+        full_screen = self._action(view, "&Full screen", "F11", self._toggle_full_screen,
+                                   "full-screen")
+        # F11 everywhere; the desktop's own key too where it has one (it has none on some).
+        standard = QKeySequence.keyBindings(QKeySequence.StandardKey.FullScreen)
+        full_screen.setShortcuts([QKeySequence("F11"),
+                                  *(k for k in standard if k != QKeySequence("F11"))])
 
         help_menu = menu.addMenu("&Help")
         self._action(help_menu, "&About Fieldstation", None, self._about, "about")
@@ -501,7 +507,9 @@ def check_window_bytes(layout: Layout, source: str) -> None:
         if layout.geometry and not scratch.restoreGeometry(QByteArray(layout.geometry)):
             raise LayoutError(f"{source}: the saved window geometry is corrupt")
     finally:
-        scratch.deleteLater()
+        # Python owns it, so it goes now; deleteLater() would hand it to Qt, which keeps
+        # it (a hidden top-level window) until the event loop next turns.
+        del scratch
 
 
 def _safe_name(name: str) -> str:

@@ -10,6 +10,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
+from PySide6.QtWidgets import QWidget
 
 from app import logs
 from app.qt import first_paint
@@ -19,6 +20,7 @@ from app.qt.panel_api import PanelRegistry
 from app.station.connection import ConnectionChoice
 
 ENTRY_POINT_GROUP = "fieldstation.panels"
+FIRST_START_SHARE = 0.9  # of the screen's free area, before any layout has a saved geometry
 
 
 def panel_registry() -> PanelRegistry:
@@ -37,11 +39,22 @@ def config_dir() -> Path:
     return Path(location or Path.home() / ".config" / "Fieldstation")
 
 
+def fit_to_screen(window: QWidget, share: float = FIRST_START_SHARE) -> None:
+    """Sizes ``window`` to ``share`` of its screen's free area (never past it, never below
+    the window's minimum) and centres it there."""
+    area = window.screen().availableGeometry()
+    size = (area.size() * share).expandedTo(window.minimumSize()).boundedTo(area.size())
+    window.resize(size)
+    frame = window.frameGeometry()
+    frame.moveCenter(area.center())
+    window.move(frame.topLeft())
+
+
 def run_gui(choice: ConnectionChoice) -> int:
     logs.configure(config_dir())
     app = create_application()
     window = MainWindow(panel_registry(), choice, config_dir())
-    window.resize(1400, 860)
+    fit_to_screen(window)  # the last layout's geometry, if it has one, replaces this
     first_paint.after_first_paint(window, window.restore_last_layout)
     if first_paint.requested():  # installed last, so its filter runs first (Qt: LIFO)
         first_paint.report_and_close(window)

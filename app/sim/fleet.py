@@ -7,7 +7,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from app.bus.config import DEFAULT_ENDPOINT, BusConfig
+from app.bus.config import DEFAULT_ENDPOINT, BusConfig, listen_endpoints
 from app.bus.session import BusSession
 from app.sim.robot import SimRobot
 
@@ -41,6 +41,7 @@ class SimFleet:
         listen: list[str] | None = None,
         connect: list[str] | None = None,
         points: int = 200_000,
+        config_file: str | None = None,
     ) -> None:
         unknown = [k for k in kinds if k not in ROBOT_KINDS]
         if unknown:
@@ -50,16 +51,26 @@ class SimFleet:
         self.robots = [factories[kind]() for kind in kinds]
         self.listen = listen if listen is not None else [DEFAULT_ENDPOINT]
         self.connect = connect or []
+        self.config_file = config_file  # the hub's zenoh config; listen/connect override it
         self.hub: BusSession | None = None
         self._stopped = threading.Event()
 
     def start(self) -> None:
-        self.hub = BusSession(BusConfig(mode="router", listen=self.listen, connect=self.connect))
-        targets = [_reachable(e) for e in self.listen] or self.connect
+        hub_config = BusConfig(mode="router", listen=self.listen, connect=self.connect,
+                               config_file=self.config_file)
+        self.hub = BusSession(hub_config)
+        targets = [_reachable(e) for e in self.hub_listen()] or self.connect
         robot_config = BusConfig(mode="client", connect=targets)
         for robot in self.robots:
             robot.start(robot_config)
             log.info("started %s (%s)", robot.robot_id, robot.model)
+
+    def hub_listen(self) -> list[str]:
+        """Where the hub listens: the given endpoints, else those of its config file."""
+        if self.listen or not self.config_file:
+            return list(self.listen)
+        return listen_endpoints(BusConfig(mode="router", config_file=self.config_file)
+                                .to_zenoh(), "router")
 
     def stop(self) -> None:
         for robot in self.robots:

@@ -11,6 +11,7 @@ import logging
 import math
 import time
 from collections import deque
+from functools import partial
 from typing import Any
 
 import capnp
@@ -107,7 +108,7 @@ class SimRover(SimRobot):
         for member in ("teleop", "goTo", "estop", "mission", "setting", "service"):
             self.add_command(
                 self._suffix(command_key(self.robot_id, member, self.root)), COMMAND,
-                lambda message, member=member: self._on_command(member, message),
+                partial(self._on_command, member),
             )
         self.scene = SyntheticScene()
         RoverSensors(self.scene, self.points).register(self, lambda: self.base.pose)

@@ -249,6 +249,7 @@ def _static_object(spec: _Static) -> SceneObject:
     def at(z: float) -> np.ndarray:
         return np.array([spec.x, spec.y, z])
 
+    parts: tuple[Part, ...]
     if spec.kind == "box":
         size = (0.8, 0.8, 0.8)
         parts = (_box(at(0.4), spec.yaw, size, BOX_COLOR),)

@@ -17,26 +17,31 @@ class ConnectionChoice:
     mode: str = "peer"
     endpoints: list[str] = field(default_factory=list)
     config_file: str = ""
+    listen: list[str] = field(default_factory=list)  # endpoints robots may connect to
 
     def describe(self) -> str:
         if self.simulation:
             return "embedded simulated fleet"
-        return ", ".join(self.endpoints) or self.config_file or "loopback"
+        listening = f"listening on {', '.join(self.listen)}" if self.listen else ""
+        return ", ".join(self.endpoints) or self.config_file or listening or "loopback"
 
     def to_dict(self) -> dict[str, object]:
         return {"simulation": self.simulation, "mode": self.mode,
-                "endpoints": list(self.endpoints), "config_file": self.config_file}
+                "endpoints": list(self.endpoints), "config_file": self.config_file,
+                "listen": list(self.listen)}
 
     @classmethod
     def from_dict(cls, data: object) -> ConnectionChoice:
         if not isinstance(data, dict):
             return cls()
         endpoints = data.get("endpoints", [])
+        listen = data.get("listen", [])
         return cls(
             simulation=bool(data.get("simulation", True)),
             mode="client" if data.get("mode") == "client" else "peer",
             endpoints=[str(e) for e in endpoints] if isinstance(endpoints, list) else [],
             config_file=str(data.get("config_file") or ""),
+            listen=[str(e) for e in listen] if isinstance(listen, list) else [],
         )
 
 
@@ -87,4 +92,5 @@ def _config(choice: ConnectionChoice, sim: EmbeddedSim | None) -> BusConfig:
     if sim is not None:
         return sim.bus_config()
     return BusConfig.from_env(mode=choice.mode, connect=list(choice.endpoints),
+                              listen=list(choice.listen),
                               config_file=choice.config_file or None)

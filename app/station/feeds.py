@@ -404,7 +404,7 @@ class FeedHub:
         if lane is _UNKNOWN:
             lane = self._resolve(key, encoding)
         if lane is not None:
-            return lane.offer  # type: ignore[union-attr]
+            return lane.offer
         if self._checker.due(key, size):
             return self._checker.offer
         return None
@@ -469,12 +469,12 @@ class FeedHub:
         for key in [k for k in self.latest if Latest(k) not in wanted]:
             del self.latest[key]
         for key, lane in list(self._lanes.items()):
-            plan = self._plan_for(key)
-            if plan is None or not plan.wants(lane.type_name):
+            kept = self._plan_for(key)
+            if kept is None or not kept.wants(lane.type_name):
                 lane.stop()
                 del self._lanes[key]
             else:
-                lane.plan = plan
+                lane.plan = kept
         for key in exact:
             if key not in self._lanes:
                 self._lanes[key] = Lane(key, exact[key], self)

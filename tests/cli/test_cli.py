@@ -129,6 +129,26 @@ def test_killed_sim_is_reported_offline_within_2s(open_session, free_endpoint) -
         proc.wait(timeout=10)
 
 
+@pytest.mark.slow
+def test_sim_listens_where_its_zenoh_config_says(open_session, free_endpoint,
+                                                 tmp_path: Path) -> None:
+    config = tmp_path / "site.json5"
+    config.write_text(json.dumps({"listen": {"endpoints": [free_endpoint]}}))
+    proc = subprocess.Popen([*FIELDSTATION, "sim", "--robots", "car", "--zenoh-config",
+                             str(config)], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert f"simulated fleet on {free_endpoint}: car-1" in proc.stdout.readline()
+        presence = PresenceTracker(open_session(connect=[free_endpoint], must_connect=True))
+        wait_for(lambda: presence.online() == ["car-1"])
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=15)
+        finally:
+            proc.kill()
+
+
 class TestBadInvocations:
     """Fast: no fleet needed."""
 
@@ -144,6 +164,18 @@ class TestBadInvocations:
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and free_endpoint in err[0] and "Traceback" not in err[0]
 
+    @pytest.mark.parametrize(("args", "why"), [
+        (["echo", "fleet/**/a**b"], "`*` may only be preceded by `/` or `$`"),
+        (["echo", "fleet//x"], "empty chunks are forbidden"),
+        (["topics", "--robot", "rover-1/**"], "robot id 'rover-1/**' is not one key chunk"),
+    ])
+    def test_a_bad_key_is_one_line_and_exit_1(self, capsys, open_session, free_endpoint,
+                                             args: list[str], why: str) -> None:
+        open_session(listen=[free_endpoint])  # reachable: the key itself must be refused
+        assert main([*args, "--connect", free_endpoint]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and why in err[0], err
+
     def test_missing_config_file(self, capsys, tmp_path) -> None:
         assert main(["robots", "--zenoh-config", str(tmp_path / "nope.json5")]) == 1
         assert "config file not found" in capsys.readouterr().err
@@ -151,6 +183,10 @@ class TestBadInvocations:
     def test_unknown_robot_kind(self, capsys) -> None:
         assert main(["sim", "--robots", "rover,boat", "--listen", "tcp/127.0.0.1:0"]) == 1
         assert "unknown robot kind(s): boat" in capsys.readouterr().err
+
+    def test_sim_with_a_missing_zenoh_config(self, capsys, tmp_path) -> None:
+        assert main(["sim", "--zenoh-config", str(tmp_path / "nope.json5")]) == 1
+        assert "config file not found" in capsys.readouterr().err
 
     def test_bad_count(self, capsys) -> None:
         assert main(["echo", "k", "--count", "0"]) == 1

@@ -1,13 +1,16 @@
 """GUI fixtures: ``make_main_window`` builds windows like napari's ``make_napari_viewer``:
-hidden unless asked, closed at teardown, and the test fails if it leaked a top-level widget."""
+hidden unless asked, closed and deleted at teardown, and the test fails if it leaked a
+top-level widget, shown or hidden."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
 from app.qt.application import create_application
@@ -31,10 +34,11 @@ def fleet(free_endpoint: str) -> Iterator[SimFleet]:
 
 
 @pytest.fixture
-def make_main_window(qapp, tmp_path: Path, free_endpoint: str,
-                     monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., MainWindow]]:
+def make_main_window(qapp, tmp_path: Path, free_endpoint: str, monkeypatch: pytest.MonkeyPatch,
+                     request: pytest.FixtureRequest) -> Iterator[Callable[..., MainWindow]]:
     monkeypatch.setenv("FIELDSTATION_CONFIG_DIR", str(tmp_path / "config"))
-    before = {id(w) for w in QApplication.topLevelWidgets()}
+    failed_before = request.session.testsfailed
+    before = set(QApplication.topLevelWidgets())  # wrappers held: ids cannot be reused
     windows: list[MainWindow] = []
 
     def make(show: bool = False, choice: ConnectionChoice | None = None,
@@ -55,13 +59,17 @@ def make_main_window(qapp, tmp_path: Path, free_endpoint: str,
             window.connection.close()  # wait for the session the window closes off-thread
             window.deleteLater()
         QApplication.processEvents()
-        QApplication.sendPostedEvents(None, 0)
+        # Outside an event loop, processEvents() leaves deleteLater() undone: ask for it.
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        gc.collect()  # parentless Qt objects that Python holds in cycles (pyqtgraph's menus)
         QApplication.processEvents()
-        leaked = [w for w in QApplication.topLevelWidgets()
-                  if id(w) not in before and w.isVisible()]
-        if leaked:
-            names = ", ".join(f"{type(w).__name__}({w.objectName() or w.windowTitle()})"
-                              for w in leaked)
-            for widget in leaked:
-                widget.close()
+        # No exclusions: the window's menus, combo-box popups and dialogs are top-level
+        # widgets too, but its children, so they went with it; whatever is left leaked.
+        leaked = [w for w in QApplication.topLevelWidgets() if w not in before]
+        names = ", ".join(f"{type(w).__name__}({w.objectName() or w.windowTitle()})"
+                          for w in leaked)
+        for widget in leaked:
+            widget.close()
+        # A failed test's traceback keeps its widgets alive: its own failure is the news.
+        if leaked and request.session.testsfailed == failed_before:
             pytest.fail(f"test leaked top-level widgets: {names}")
