@@ -5,6 +5,8 @@ hundred structs. Conventions:
 - ``frame_id`` "" means the topic's frame: its catalog ``frameId``, else ``base_link``.
 - The frame ``wgs84`` holds geodetic coordinates: x = longitude (deg), y = latitude (deg),
   z = altitude (m); the scene places them in a local east-north-up frame around a datum.
+  In it every position and every point (a primitive's ``points`` too) is geodetic and
+  absolute; sizes, widths and lengths stay in metres.
 - Rotations are quaternions (x, y, z, w); colours RGBA floats in 0..1; stamps unix seconds
   (0 = none: use the sample's time).
 - Poses packed in arrays are rows of (x, y, z, qx, qy, qz, qw).
