@@ -38,7 +38,7 @@ MAX_GRID_CELLS = 256 * 256
 class Pick:
     """Something a click can name: where it is (in the group's frame) and what it is."""
 
-    position: tuple[float, float, float]
+    position: tuple[float, ...]  # x, y, z
     text: str
 
 
@@ -159,7 +159,7 @@ def _skeletons(skeletons: Skeletons, color: RGBA, label: str) -> Drawables:
     joints_all = []
     for skeleton in skeletons.skeletons:
         joints = np.asarray(skeleton.joints, dtype=np.float32).reshape(-1, 3)
-        valid = np.isfinite(joints).all(axis=1)
+        valid = np.asarray(np.isfinite(joints).all(axis=1), dtype=bool)
         if skeleton.valid is not None:
             valid &= np.asarray(skeleton.valid, dtype=bool)
         bones = np.asarray(skeleton.bones, dtype=np.int64).reshape(-1, 2)
@@ -243,8 +243,8 @@ def _primitive(out: Drawables, p: Primitive) -> None:
     elif p.kind == "triangles" and p.points is not None:
         points = place(p.points)
         faces = p.indices if p.indices is not None else np.arange(len(points) // 3 * 3)
-        colors = p.colors if p.colors is not None else p.color
-        out.add_mesh(points, np.asarray(faces).reshape(-1, 3), colors)
+        out.add_mesh(points, np.asarray(faces).reshape(-1, 3),
+                     p.colors if p.colors is not None else p.color)
     elif p.kind == "text":
         out.texts.append((tuple(m[:3, 3]), p.text, p.color))
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from app.convert.models import Quat, Transform, Vec3
+from app.convert.models import Quat, Transform
 
 HISTORY = 200  # transforms kept per edge
 TOLERANCE_S = 0.25  # a transform this close to the asked time counts as "at" it
@@ -37,7 +38,8 @@ def namespaced(robot_id: str, frame: str) -> str:
     return f"{robot_id}/{frame}"
 
 
-def matrix_of(translation: Vec3, rotation: Quat) -> np.ndarray:
+def matrix_of(translation: Sequence[float], rotation: Sequence[float]) -> np.ndarray:
+    """4x4 of a translation and a quaternion (x, y, z, w)."""
     x, y, z, w = rotation
     norm = math.sqrt(x * x + y * y + z * z + w * w)
     if not math.isfinite(norm) or norm < 1e-9:
@@ -51,6 +53,25 @@ def matrix_of(translation: Vec3, rotation: Quat) -> np.ndarray:
     ]
     m[:3, 3] = translation
     return m
+
+
+def quaternion_of(rotation: np.ndarray) -> Quat:
+    """The unit quaternion (x, y, z, w) of a 3x3 rotation matrix."""
+    m = rotation
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0:
+        s = 2 * math.sqrt(trace + 1)
+        q = ((m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, s / 4)
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2 * math.sqrt(1 + m[0, 0] - m[1, 1] - m[2, 2])
+        q = (s / 4, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s, (m[2, 1] - m[1, 2]) / s)
+    elif m[1, 1] > m[2, 2]:
+        s = 2 * math.sqrt(1 + m[1, 1] - m[0, 0] - m[2, 2])
+        q = ((m[0, 1] + m[1, 0]) / s, s / 4, (m[1, 2] + m[2, 1]) / s, (m[0, 2] - m[2, 0]) / s)
+    else:
+        s = 2 * math.sqrt(1 + m[2, 2] - m[0, 0] - m[1, 1])
+        q = ((m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, s / 4, (m[1, 0] - m[0, 1]) / s)
+    return (float(q[0]), float(q[1]), float(q[2]), float(q[3]))
 
 
 class TransformTree:
@@ -116,7 +137,8 @@ class TransformTree:
 
     def _chain(self, frame: str) -> list[tuple[str, int]]:
         """The frame and its ancestors, nearest first (stops at a loop)."""
-        chain, seen = [], set()
+        chain: list[tuple[str, int]] = []
+        seen: set[str] = set()
         while frame not in seen:
             seen.add(frame)
             chain.append((frame, len(chain)))
