@@ -24,6 +24,7 @@ def load() -> Registry:
     from panels.inspector import InspectorPanel
     from panels.plot import PlotPanel
     from panels.robots import RobotsPanel
+    from panels.scene3d import Scene3DPanel
     from panels.topics import TopicsPanel
 
-    return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel])
+    return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel])

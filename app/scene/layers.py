@@ -80,7 +80,7 @@ class Group:
     group_id: str
     drawables: Drawables
     matrix: np.ndarray  # the frame -> the fixed frame
-    version: int  # bumps when the drawables changed (not when only the matrix did)
+    version: int  # changes when the drawables changed (not when only the matrix did)
 
 
 @dataclass
@@ -219,7 +219,7 @@ class SceneModel:
                 continue
             layer.inexact |= not lookup.exact
             groups.append(Group(f"{layer.key}|{frame}", _merge(frame, parts), lookup.matrix,
-                                layer.content_version))
+                                hash((layer.content_version, color))))
         layer.frame_problem = "; ".join(dict.fromkeys(problems))
         return groups
 
