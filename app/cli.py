@@ -95,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     command("demo", "run the simulated fleet in-process and print its live topics")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not start the embedded simulated fleet (real robots)")
+    parser.add_argument("--layout", metavar="NAME",
+                        help="start the window with this layout (a shipped one such as "
+                             "\"Teleop station\", or one saved under that name)")
     parser.add_argument("--self-test", action="store_true",
                         help="check schemas, zenoh and every panel, then exit (0 = healthy)")
     return parser
@@ -279,7 +282,7 @@ def cmd_gui(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     )
     if real and not (choice.endpoints or choice.config_file or choice.listen):
         choice.endpoints = [DEFAULT_ENDPOINT]
-    return run_gui(choice)
+    return run_gui(choice, layout=args.layout or "")
 
 
 def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:

@@ -50,12 +50,15 @@ def fit_to_screen(window: QWidget, share: float = FIRST_START_SHARE) -> None:
     window.move(frame.topLeft())
 
 
-def run_gui(choice: ConnectionChoice) -> int:
+def run_gui(choice: ConnectionChoice, layout: str = "") -> int:
+    """The window; with ``layout`` it starts with that named layout instead of the last."""
     logs.configure(config_dir())
     app = create_application()
     window = MainWindow(panel_registry(), choice, config_dir())
     fit_to_screen(window)  # the last layout's geometry, if it has one, replaces this
-    first_paint.after_first_paint(window, window.restore_last_layout)
+    first_paint.after_first_paint(
+        window, (lambda: window.load_named_layout(layout)) if layout else
+        window.restore_last_layout)
     if first_paint.requested():  # installed last, so its filter runs first (Qt: LIFO)
         first_paint.report_and_close(window)
     window.show()
