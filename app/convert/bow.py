@@ -277,6 +277,8 @@ def exteroception(decoded: DecodedMessage) -> PointCloud:
     if not clouds:
         raise ConversionError("; ".join(reasons))
     xyz = np.concatenate(clouds).astype(np.float32)
+    if not len(xyz) and dropped:
+        raise ConversionError(f"all {dropped} lidar ranges are non-finite")
     return PointCloud(xyz, dropped=dropped)
 
 
