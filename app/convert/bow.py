@@ -284,12 +284,13 @@ def exteroception(decoded: DecodedMessage) -> PointCloud:
 
 def lidar_points(lidar: Any) -> tuple[np.ndarray, int]:
     """(N, 3) scene points of one ``Lidar`` reading, and how many ranges were non-finite."""
+    count = len(lidar.data)
+    if count == 0:
+        raise ConversionError("no ranges")
+    if count > MAX_LIDAR_POINTS:
+        raise ConversionError(f"{count} ranges, more than {MAX_LIDAR_POINTS}")
     ranges = np.array(lidar.data, dtype=np.float64)
     shape = list(lidar.dataShape)
-    if len(ranges) == 0:
-        raise ConversionError("no ranges")
-    if len(ranges) > MAX_LIDAR_POINTS:
-        raise ConversionError(f"{len(ranges)} ranges, more than {MAX_LIDAR_POINTS}")
     width = shape[0] if shape else len(ranges)
     height = shape[1] if len(shape) > 1 else 1
     if width <= 0 or height <= 0 or width * height != len(ranges):

@@ -61,7 +61,7 @@ POINT_SIZE_M = 0.5
 ARROW_SIZE = (1.5, 0.3, 0.3)  # waypoint arrows: length, width (m)
 KEEPOUT_HEIGHT_M = 2.0
 KEEPOUT_ALPHA = 0.3
-MAX_CAP_VERTICES = 2000  # larger keep-out polygons get walls and outline, no caps
+MAX_CAP_VERTICES = 1000  # larger keep-out polygons get walls and outline, no caps (~0.25 s)
 LINE_WIDTH = 2.0
 NEUTRAL: RGBA = (0.7, 0.7, 0.7, 1.0)
 TEXT_COLOR: RGBA = (1.0, 1.0, 1.0, 1.0)
@@ -484,11 +484,19 @@ def _cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
 
 
-def _segments_cross(p1: np.ndarray, p2: np.ndarray, q1: np.ndarray, q2: np.ndarray) -> bool:
-    """True when the segments properly intersect (touching at an end does not count)."""
-    d1, d2 = _cross(q1, q2, p1), _cross(q1, q2, p2)
-    d3, d4 = _cross(p1, p2, q1), _cross(p1, p2, q2)
-    return ((d1 > 0) != (d2 > 0)) and ((d3 > 0) != (d4 > 0)) and 0 not in (d1, d2, d3, d4)
+def _crosses_any(p: np.ndarray, q: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """True when segment p-q properly crosses any of the segments starts[i]-ends[i]
+    (touching at an end does not count)."""
+
+    def side(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (a[..., 0] - o[..., 0]) * (b[..., 1] - o[..., 1]) - \
+            (a[..., 1] - o[..., 1]) * (b[..., 0] - o[..., 0])
+
+    d1, d2 = side(starts, ends, p), side(starts, ends, q)
+    d3, d4 = side(p, q, starts), side(p, q, ends)
+    proper = ((d1 > 0) != (d2 > 0)) & ((d3 > 0) != (d4 > 0))
+    proper &= (d1 != 0) & (d2 != 0) & (d3 != 0) & (d4 != 0)
+    return bool(proper.any())
 
 
 def _bridge_holes(outer: list[np.ndarray], holes: list[np.ndarray]) -> list[np.ndarray]:
@@ -497,25 +505,21 @@ def _bridge_holes(outer: list[np.ndarray], holes: list[np.ndarray]) -> list[np.n
     for n, hole in enumerate(holes):
         m = int(np.argmax(hole[:, 0]))
         mp = hole[m]
-        edges = [(outer[i], outer[(i + 1) % len(outer)]) for i in range(len(outer))]
-        for other in holes[n:]:
-            edges += [(other[i], other[(i + 1) % len(other)]) for i in range(len(other))]
-        order = sorted(range(len(outer)), key=lambda i: float(np.sum((outer[i] - mp) ** 2)))
+        rings = [np.array(outer), *holes[n:]]
+        starts = np.concatenate(rings)
+        ends = np.concatenate([np.roll(ring, -1, axis=0) for ring in rings])
+        ring = np.array(outer)
+        order = np.argsort(np.sum((ring - mp) ** 2, axis=1), kind="stable")
         chosen = None
         for i in order:
-            v = outer[i]
-            if not any(_segments_cross(mp, v, a, b) for a, b in edges):
-                chosen = i
+            if not _crosses_any(mp, ring[i], starts, ends):
+                chosen = int(i)
                 break
         if chosen is None:
             continue  # no visible vertex (a hole crossing the outline): leave it out of caps
         cycle = [hole[(m + k) % len(hole)] for k in range(len(hole))]
         outer = outer[: chosen + 1] + cycle + [mp, outer[chosen]] + outer[chosen + 1 :]
     return outer
-
-
-def _in_triangle(p: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> bool:
-    return _cross(a, b, p) >= 0 and _cross(b, c, p) >= 0 and _cross(c, a, p) >= 0
 
 
 def triangulate(exterior: np.ndarray, holes: list[np.ndarray]) -> list[tuple[int, int, int]]:
@@ -531,44 +535,53 @@ def triangulate(exterior: np.ndarray, holes: list[np.ndarray]) -> list[tuple[int
         index_of.append([start + (len(ring) - 1 - k if reversed_ else k)
                          for k in range(len(ring))])
         offsets.append(start + len(ring))
-    key = {}
+    key: dict[tuple[float, float], int] = {}
     for ring, indices in zip(rings, index_of, strict=True):
         for point, index in zip(ring, indices, strict=True):
             key.setdefault((float(point[0]), float(point[1])), index)
     merged = _bridge_holes(list(rings[0]), list(rings[1:]))
-    verts = [key[(float(p[0]), float(p[1]))] for p in merged]
-    pts = {key[(float(p[0]), float(p[1]))]: p for p in merged}
+    ids = np.array([key[(float(p[0]), float(p[1]))] for p in merged])
+    coords = np.array(merged, dtype=np.float64).reshape(-1, 2)
     triangles: list[tuple[int, int, int]] = []
-    remaining = list(range(len(verts)))
-    guard = 0
-    while len(remaining) > 3 and guard < 4 * len(verts) * len(verts):
-        guard += 1
-        clipped = False
-        for k in range(len(remaining)):
-            i0, i1, i2 = (remaining[k - 1], remaining[k], remaining[(k + 1) % len(remaining)])
-            a, b, c = pts[verts[i0]], pts[verts[i1]], pts[verts[i2]]
-            turn = _cross(a, b, c)
-            if turn < 0:
-                continue
-            if turn == 0:  # collinear or a bridge's doubled point: drop it
-                remaining.pop(k)
-                clipped = True
-                break
-            corners = {verts[i0], verts[i1], verts[i2]}
-            if any(verts[j] not in corners and _in_triangle(pts[verts[j]], a, b, c)
-                   for j in remaining):
-                continue
-            triangles.append((verts[i0], verts[i1], verts[i2]))
+    remaining = list(range(len(ids)))
+    k, misses = 0, 0
+    while len(remaining) > 3 and misses <= len(remaining):
+        count = len(remaining)
+        k %= count
+        i0, i1, i2 = remaining[k - 1], remaining[k], remaining[(k + 1) % count]
+        a, b, c = coords[i0], coords[i1], coords[i2]
+        turn = _cross(a, b, c)
+        if turn == 0:  # collinear, or a bridge's doubled point: drop it
             remaining.pop(k)
-            clipped = True
-            break
-        if not clipped:
-            break  # self-intersecting input: what was clipped so far is kept
+            misses = 0
+            continue
+        if turn > 0 and not _any_inside(coords[remaining], ids[remaining], (a, b, c),
+                                        (ids[i0], ids[i1], ids[i2])):
+            triangles.append((int(ids[i0]), int(ids[i1]), int(ids[i2])))
+            remaining.pop(k)
+            misses = 0
+            continue
+        k += 1
+        misses += 1  # a full round without an ear: self-intersecting input, keep what we have
     if len(remaining) == 3:
-        a, b, c = (verts[j] for j in remaining)
-        if _cross(pts[a], pts[b], pts[c]) > 0:
-            triangles.append((a, b, c))
+        i0, i1, i2 = remaining
+        if _cross(coords[i0], coords[i1], coords[i2]) > 0:
+            triangles.append((int(ids[i0]), int(ids[i1]), int(ids[i2])))
     return triangles
+
+
+def _any_inside(points: np.ndarray, ids: np.ndarray, corners: tuple[np.ndarray, ...],
+                corner_ids: tuple[int, ...]) -> bool:
+    """Whether any point other than the corners lies in (or on) the triangle."""
+    a, b, c = corners
+    x, y = points[:, 0], points[:, 1]
+
+    def side(o: np.ndarray, e: np.ndarray) -> np.ndarray:
+        return (e[0] - o[0]) * (y - o[1]) - (e[1] - o[1]) * (x - o[0])
+
+    inside = (side(a, b) >= 0) & (side(b, c) >= 0) & (side(c, a) >= 0)
+    inside &= (ids != corner_ids[0]) & (ids != corner_ids[1]) & (ids != corner_ids[2])
+    return bool(inside.any())
 
 
 def extruded_polygon(exterior: np.ndarray, holes: list[np.ndarray], z_min: float,

@@ -430,3 +430,18 @@ def test_triangulation_covers_the_polygon_minus_its_holes() -> None:
     assert _area(np.concatenate([outer, hole]), triangulate(outer, [hole])) == 12.0
     concave = np.array([[0, 2], [1, 1], [2, 2], [2, 0], [0, 0]], float)  # clockwise
     assert _area(concave, triangulate(concave, [])) == pytest.approx(3.0)
+
+
+def test_self_intersecting_polygon_does_not_fail() -> None:
+    bowtie = np.array([[0, 0], [2, 2], [2, 0], [0, 2]], float)
+    for a, b, c in triangulate(bowtie, []):
+        assert {a, b, c} <= {0, 1, 2, 3}
+
+
+def test_huge_keepout_gets_walls_without_caps() -> None:
+    message, shape = directive()
+    angles = np.linspace(0, 2 * np.pi, 1200, endpoint=False)
+    ring = [(8.0 + 0.001 * np.cos(t), 47.0 + 0.001 * np.sin(t)) for t in angles]
+    set_ring(shape.data.init("polygon").init("exterior", len(ring)), ring)
+    volume = convert(message).entities[0].primitives[1]
+    assert volume.kind == "triangles" and len(volume.indices) == 6 * 1200
