@@ -441,7 +441,7 @@ def test_self_intersecting_polygon_does_not_fail() -> None:
 def test_huge_keepout_gets_walls_without_caps() -> None:
     message, shape = directive()
     angles = np.linspace(0, 2 * np.pi, 1200, endpoint=False)
-    ring = [(8.0 + 0.001 * np.cos(t), 47.0 + 0.001 * np.sin(t)) for t in angles]
+    ring = [(8.0 + 0.001 * math.cos(t), 47.0 + 0.001 * math.sin(t)) for t in angles]
     set_ring(shape.data.init("polygon").init("exterior", len(ring)), ring)
     volume = convert(message).entities[0].primitives[1]
     assert volume.kind == "triangles" and len(volume.indices) == 6 * 1200
