@@ -135,19 +135,18 @@ def _transform_name(transform: Any, fallback: str) -> str:
 
 # -- proprioception ------------------------------------------------------------------------
 @converter("bow.proprioception", "bow.ProprioceptionSample")
-def proprioception(decoded: DecodedMessage) -> Skeletons | Scene:
-    """A ``ProprioceptionSample`` -> the body's skeleton (and its objects, if any)."""
+def proprioception(decoded: DecodedMessage) -> Skeletons | SceneChange | Scene:
+    """A ``ProprioceptionSample`` -> the body's skeleton, its objects, or both in a Scene."""
     sample = decoded.root
     skeleton = body_skeleton(sample)
     objects = _objects(sample.objects) if len(sample.objects) else None
     if skeleton is None and objects is None:
         raise ConversionError("no body parts, effectors or objects in this sample")
-    parts: list[object] = []
-    if skeleton is not None:
-        parts.append(Skeletons((skeleton,)))
-    if objects is not None:
-        parts.append(objects)
-    return parts[0] if len(parts) == 1 else Scene(tuple(parts))  # type: ignore[return-value]
+    if skeleton is None:
+        return objects  # type: ignore[return-value]  # not None: checked above
+    if objects is None:
+        return Skeletons((skeleton,))
+    return Scene((Skeletons((skeleton,)), objects))
 
 
 def body_skeleton(sample: Any) -> Skeleton | None:

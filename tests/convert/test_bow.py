@@ -241,3 +241,14 @@ def test_the_simulated_humanoid_converts() -> None:
                                                                   "ring", "pinky")} <= set(names)
     assert skeleton.joints[names.index("left_hand"), 1] > 0.1  # left is +y
     assert skeleton.joints[names.index("head_camera"), 2] > 1.4  # up is +z
+
+
+def test_objects_alone_are_a_scene_change() -> None:
+    msg = new("bow.ProprioceptionSample")
+    obj = msg.init("objects", 1)[0]
+    obj.endB.z = 0.3
+    change = convert(msg)
+    assert isinstance(change, SceneChange) and change.entities[0].id == "object/object 0"
+    obj.endA.x = math.nan
+    with pytest.raises(ConversionError, match="no body parts"):
+        convert(msg)
