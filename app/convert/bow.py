@@ -141,7 +141,7 @@ def proprioception(decoded: DecodedMessage) -> Skeletons | SceneChange | Scene:
     skeleton = body_skeleton(sample)
     objects = _objects(sample.objects) if len(sample.objects) else None
     if skeleton is None and objects is None:
-        raise ConversionError("no body parts, effectors or objects in this sample")
+        raise ConversionError("no body parts, effectors or finite objects in this sample")
     if skeleton is None:
         return objects  # type: ignore[return-value]  # not None: checked above
     if objects is None:
