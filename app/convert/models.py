@@ -82,6 +82,7 @@ class Boxes:
     boxes: tuple[Box, ...]
     frame_id: str = ""
     stamp: float = 0.0
+    dropped: int = 0  # items left out (non-finite pose or size)
 
 
 @dataclass(frozen=True)
