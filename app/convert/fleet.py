@@ -402,7 +402,7 @@ class _Geometry:
                                                            0.0, 1.0),
                                              text=name, color=TEXT_COLOR))
         return SceneEntity(entity_id, tuple(self.primitives), frame_id=WGS84, stamp=stamp,
-                           lifetime_s=lifetime_s, label=label)
+                           lifetime_s=lifetime_s, label=label, ground_relative=True)
 
 
 def _height_rule(min_z: float, max_z: float) -> tuple[float, float | None]:

@@ -125,6 +125,7 @@ class SceneEntity:
     stamp: float = 0.0
     lifetime_s: float = 0.0  # 0: until replaced or deleted
     label: str = ""  # what a click on it shows
+    ground_relative: bool = False  # wgs84 z is height above the datum's ground, not altitude
 
 
 @dataclass(frozen=True)

@@ -294,6 +294,9 @@ def on_earth(model: Any, datum: tuple[float, float, float]) -> Any:
                       for b in model.boxes)
         return dataclasses.replace(model, boxes=boxes, frame_id=EARTH)
     if isinstance(model, SceneEntity):
+        if model.ground_relative:  # flat geometry: heights above the ground at the datum
+            datum = (datum[0], datum[1], 0.0)
+            enu = lambda xyz: to_enu(np.asarray(xyz, dtype=np.float64), datum)  # noqa: E731
         primitives = []
         for p in model.primitives:
             pose = (*enu([p.pose[:3]])[0], *p.pose[3:7])
