@@ -70,6 +70,17 @@ def list_array(items: Any, dtype: Any) -> np.ndarray:
     return np.fromiter(items, dtype=dtype, count=len(items))
 
 
+def to_rgb8(values: np.ndarray) -> np.ndarray:
+    """Colour channels as uint8: floats are 0..1 (scaled by 255), integers 0..255 (clipped);
+    uint8 is returned as is (a view stays a view)."""
+    if values.dtype == np.uint8:
+        return values
+    if values.dtype.kind == "f":
+        scaled = np.nan_to_num(values.astype(np.float32) * 255.0 + 0.5, nan=0.0)
+        return np.clip(scaled, 0, 255).astype(np.uint8)
+    return np.clip(values, 0, 255).astype(np.uint8)
+
+
 def stamp_of(time: Any) -> float:
     """A foxglove ``Time`` (sec, nsec) as seconds."""
     return float(time.sec) + time.nsec * 1e-9

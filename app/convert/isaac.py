@@ -17,7 +17,7 @@ import numpy as np
 
 from app.codec.decode import DecodedMessage
 from app.codec.errors import MalformedMessage, MissingAttachment
-from app.convert.capnp_data import guarded, list_array
+from app.convert.capnp_data import guarded, list_array, to_rgb8
 from app.convert.models import IDENTITY, Box, Boxes, PointCloud, Poses, Transform, Transforms
 from app.convert.registry import ConversionError, converter
 
@@ -193,16 +193,6 @@ def point_colors_to_numpy(decoded: DecodedMessage) -> np.ndarray | None:
     if values.ndim != 2 or values.shape[1] < 3:
         raise MalformedMessage(f"point colors shaped {list(values.shape)}, need [N, 3]")
     return to_rgb8(values[:, :3])
-
-
-def to_rgb8(values: np.ndarray) -> np.ndarray:
-    """Colour channels as uint8: floats are 0..1, integers 0..255 (clipped)."""
-    if values.dtype == np.uint8:
-        return values
-    if values.dtype.kind == "f":
-        scaled = np.nan_to_num(values.astype(np.float32) * 255.0 + 0.5, nan=0.0)
-        return np.clip(scaled, 0, 255).astype(np.uint8)
-    return np.clip(values, 0, 255).astype(np.uint8)
 
 
 # -- display models -------------------------------------------------------------------------
