@@ -81,6 +81,15 @@ def to_rgb8(values: np.ndarray) -> np.ndarray:
     return np.clip(values, 0, 255).astype(np.uint8)
 
 
+def finite_rows(xyz: np.ndarray) -> np.ndarray | None:
+    """None when every value of (N, 3) ``xyz`` is finite (the common case, one fast pass),
+    else the (N,) mask of rows that are. (``isfinite(xyz).all(axis=1)`` is several times
+    slower: numpy reduces rows of 3 one by one.)"""
+    if np.isfinite(xyz).all():
+        return None
+    return np.isfinite(xyz[:, 0]) & np.isfinite(xyz[:, 1]) & np.isfinite(xyz[:, 2])
+
+
 def stamp_of(time: Any) -> float:
     """A foxglove ``Time`` (sec, nsec) as seconds."""
     return float(time.sec) + time.nsec * 1e-9

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.codec.decode import DecodedMessage
 from app.codec.errors import MalformedMessage, MissingAttachment
-from app.convert.capnp_data import guarded, list_array, to_rgb8
+from app.convert.capnp_data import finite_rows, guarded, list_array, to_rgb8
 from app.convert.models import IDENTITY, Box, Boxes, PointCloud, Poses, Transform, Transforms
 from app.convert.registry import ConversionError, converter
 
@@ -216,9 +216,9 @@ def point_cloud(decoded: DecodedMessage) -> PointCloud:
         raise ConversionError(f"{len(intensity)} intensities for {len(xyz)} points")
     if rgb is not None and len(rgb) != len(xyz):
         raise ConversionError(f"{len(rgb)} colors for {len(xyz)} points")
-    finite = np.isfinite(xyz).all(axis=1)
-    dropped = len(xyz) - int(np.count_nonzero(finite))
-    if dropped:
+    finite = finite_rows(xyz)
+    dropped = 0 if finite is None else len(xyz) - int(np.count_nonzero(finite))
+    if finite is not None:
         xyz = xyz[finite]
         intensity = intensity[finite] if intensity is not None else None
         rgb = rgb[finite] if rgb is not None else None
