@@ -115,6 +115,8 @@ class Primitive:
     indices: np.ndarray | None = None  # (K,) uint32 into points, for lines/triangles
     text: str = ""
     width: float = 1.0  # line width (px or m, as the source says; drawn in px)
+    # cylinder: (bottom, top) face diameters as fractions of size x/y; < 1 makes a cone
+    cylinder_scales: tuple[float, float] = (1.0, 1.0)
 
 
 @dataclass(frozen=True)

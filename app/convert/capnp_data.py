@@ -1,0 +1,124 @@
+"""Shared plumbing of the scene converters: zero-copy ``Data`` fields, list fields as numpy,
+and the one place that turns reading failures into :class:`ConversionError`.
+
+``Data`` without copying: pycapnp's ``get_data_as_view`` (2.2.4) returns a memoryview that
+does not own what it points into, and leaks a reference to the struct reader it came from
+(so the whole message would stay in memory forever; fixed upstream in pycapnp PR #406, where
+the view owns a reference instead). :func:`data_array` gives back that leaked reference and
+returns a read-only uint8 array that keeps the reader (hence the message's segments) alive
+for as long as the array, or anything viewing it, lives.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import capnp
+import numpy as np
+
+from app.codec.errors import DecodeError
+from app.convert.registry import ConversionError
+
+T = TypeVar("T")
+_EMPTY = np.empty(0, np.uint8)
+_EMPTY.flags.writeable = False
+
+
+class _Pinned:
+    """Exposes ``size`` bytes at ``address`` to numpy while holding ``owner`` alive."""
+
+    __slots__ = ("__array_interface__", "_owner")
+
+    def __init__(self, address: int, size: int, owner: Any) -> None:
+        self.__array_interface__ = {
+            "shape": (size,),
+            "typestr": "|u1",
+            "data": (address, True),  # read-only
+            "version": 3,
+        }
+        self._owner = owner
+
+
+def data_array(reader: Any, name: str) -> np.ndarray:
+    """Data field ``name`` of struct ``reader`` as a read-only uint8 array viewing the message
+    (no copy); empty when the field is unset."""
+    if not reader._has(name):
+        return _EMPTY
+    before = sys.getrefcount(reader)
+    try:
+        view = reader.get_data_as_view(name)
+    except ValueError:  # a set but empty Data field: pycapnp cannot view a null pointer
+        return _EMPTY
+    if view.obj is None and sys.getrefcount(reader) == before + 1:
+        # pycapnp <= 2.2.4: PyBuffer_FillInfo took a reference the memoryview never releases.
+        ctypes.pythonapi.Py_DecRef(ctypes.py_object(reader))
+    if len(view) == 0:
+        return _EMPTY
+    if view.obj is not None:  # a pycapnp whose view owns its exporter
+        return np.frombuffer(view, np.uint8)
+    address = np.frombuffer(view, np.uint8).ctypes.data
+    return np.asarray(_Pinned(address, len(view), reader))
+
+
+def list_array(items: Any, dtype: Any) -> np.ndarray:
+    """A capnp list of numbers as a 1-D array of ``dtype``."""
+    return np.fromiter(items, dtype=dtype, count=len(items))
+
+
+def to_rgb8(values: np.ndarray) -> np.ndarray:
+    """Colour channels as uint8: floats are 0..1 (scaled by 255), integers 0..255 (clipped);
+    uint8 is returned as is (a view stays a view)."""
+    if values.dtype == np.uint8:
+        return values
+    if values.dtype.kind == "f":
+        scaled = np.nan_to_num(values.astype(np.float32) * 255.0 + 0.5, nan=0.0)
+        return np.clip(scaled, 0, 255).astype(np.uint8)
+    return np.clip(values, 0, 255).astype(np.uint8)
+
+
+def finite_rows(xyz: np.ndarray) -> np.ndarray | None:
+    """None when every value of (N, 3) ``xyz`` is finite (the common case, one fast pass),
+    else the (N,) mask of rows that are. (``isfinite(xyz).all(axis=1)`` is several times
+    slower: numpy reduces rows of 3 one by one.)"""
+    if np.isfinite(xyz).all():
+        return None
+    return np.isfinite(xyz[:, 0]) & np.isfinite(xyz[:, 1]) & np.isfinite(xyz[:, 2])
+
+
+def stamp_of(time: Any) -> float:
+    """A foxglove ``Time`` (sec, nsec) as seconds."""
+    return float(time.sec) + time.nsec * 1e-9
+
+
+@contextmanager
+def converting(type_name: str) -> Iterator[None]:
+    """Turns what reading a decoded message can raise into a ConversionError."""
+    try:
+        yield
+    except ConversionError:
+        raise
+    except DecodeError as exc:
+        raise ConversionError(f"{type_name}: {exc}") from None
+    except capnp.KjException as exc:
+        detail = str(exc).split("\n", 1)[0].split("failed: ", 1)[-1]
+        raise ConversionError(f"{type_name}: unreadable message ({detail})") from None
+    except UnicodeDecodeError as exc:
+        raise ConversionError(f"{type_name}: text that is not UTF-8 ({exc.reason})") from None
+    except (ValueError, OverflowError, IndexError) as exc:
+        raise ConversionError(f"{type_name}: {exc}") from None
+
+
+def guarded(function: Callable[[Any], T]) -> Callable[[Any], T]:
+    """Runs a converter inside :func:`converting` for the decoded message's type."""
+
+    @functools.wraps(function)
+    def run(decoded: Any) -> T:
+        with converting(getattr(decoded, "type_name", "message")):
+            return function(decoded)
+
+    return run
