@@ -143,7 +143,11 @@ class FeedHub:
                 previous.error = str(result)
             return
         stamp, clock = best_time(result.root, sample.source_time, sample.received)
-        tree = plain(result.root, max_list=INSPECT_MAX_LIST)
+        try:
+            tree = plain(result.root, max_list=INSPECT_MAX_LIST)
+        except DecodeError as exc:  # a large message's fault surfaces as it is read
+            self._set_latest(key, sample, exc)
+            return
         self.latest[key] = LatestValue(key, result.type_name, tree, stamp, clock,
                                        len(sample.payload), sample.seq)
 
