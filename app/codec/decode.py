@@ -6,12 +6,13 @@ costs more than a few passes over its bytes, and pointers that share sub-trees o
 millions of empty elements run out of budget at once.
 
 The validating walk reads every pointer as the schema types it (bounds, far pointers,
-nesting, pointer kinds, UTF-8) in Python, at about 0.5 s per MB of small structs, so it runs
-here only for messages up to ``EAGER_CHECK_BYTES``. A fault in a larger message is raised,
-as the same typed DecodeError, by whatever reads that part (``fields.plain``,
-``fields.get_path``); for those, decode checks the framing and the isaac buffer indices.
-(pycapnp's C++ ``total_size`` walk would be fast, but a malformed message makes it abort the
-process instead of raising.)
+nesting, pointer kinds, UTF-8) in Python, at about 0.2-0.5 s per MB of small structs, so it
+runs here only for messages up to ``EAGER_CHECK_BYTES``. A larger message gets the
+schema-less structural check of app.codec.structure (numpy, a few ms per MB: bounds,
+nesting, no object reached twice, no huge lists of empty elements) and its isaac buffer
+indices checked; a typed fault in it (a pointer of the wrong kind, text that is not UTF-8) is
+raised, as the same typed DecodeError, by whatever reads that part (``fields.plain``,
+``fields.get_path``).
 
 Readers and buffer views stay valid as long as the :class:`DecodedMessage` lives: it pins
 the payload and attachment bytes.
@@ -35,6 +36,7 @@ from app.codec.fields import active_member
 from app.codec.framing import split_segments
 from app.codec.limits import KIB, Limits, limits_for, read_budget
 from app.codec.registry import SchemaRegistry, registry
+from app.codec.structure import check_structure
 
 ENCODING_PREFIX = "application/capnp;"
 # isaac structs whose bytes live in the attachment, indexed by dataBufferIndex.
@@ -53,13 +55,13 @@ class DecodedMessage:
         self.buffers = buffers
         self.size = len(payload)
         self._struct_type = struct_type
-        self._segments = split_segments(payload)
+        self.segments = split_segments(payload)
         self._nesting = nesting
 
     @property
     def root(self) -> Any:
         return self._struct_type.from_segments(
-            self._segments,
+            self.segments,
             traversal_limit_in_words=read_budget(self.size),
             nesting_limit=self._nesting,
         )
@@ -110,9 +112,14 @@ def decode(
     _check_size(payload, limits)
     buffers = read_buffers(attachment) if attachment else NO_BUFFERS
     message = DecodedMessage(type_name, struct_type, payload, limits.nesting, buffers)
+    eager = message.size <= EAGER_CHECK_BYTES
+    if not eager:
+        sizes = [len(segment) for segment in message.segments]
+        body = memoryview(payload)[message.size - sum(sizes) :]
+        check_structure(body, [size // 8 for size in sizes], limits.nesting,
+                        read_budget(message.size))
     with reading():
-        _validate(message.root, struct_type.schema, message, reg,
-                  message.size <= EAGER_CHECK_BYTES)
+        _validate(message.root, struct_type.schema, message, reg, eager)
     return message
 
 
