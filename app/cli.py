@@ -202,6 +202,7 @@ def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
                 last_sample = time.monotonic()
                 try:
                     message = sub.decode(sample)
+                    shown = plain(message.root, max_list=None if args.json else 8)
                 except DecodeError as exc:
                     print(f"{sample.key}: dropped ({exc.kind}): {exc}", file=sys.stderr)
                     continue
@@ -211,14 +212,14 @@ def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
                         "key": sample.key, "type": message.type_name, "time": stamp,
                         "clock": clock, "size": len(sample.payload),
                         "attachment": len(sample.attachment or b""),
-                        "message": plain(message.root),
+                        "message": shown,
                     }))
                 else:
                     size = f"{len(sample.payload)} B"
                     if sample.attachment:
                         size += f" + {len(sample.attachment)} B attachment"
                     out(f"--- {sample.key}  {message.type_name}  {_clock(stamp)} ({clock})  {size}")
-                    out("\n".join(render_text.to_text(plain(message.root, max_list=8))))
+                    out("\n".join(render_text.to_text(shown)))
                 printed += 1
                 if args.count is not None and printed >= args.count:
                     break

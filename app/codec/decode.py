@@ -1,46 +1,74 @@
-"""Bytes + encoding (+ attachment) -> a validated, typed Cap'n Proto reader.
+"""Bytes + encoding (+ attachment) -> a validated, typed Cap'n Proto message.
 
-Every failure is a typed :class:`DecodeError`. The whole message is walked once here,
-inside its type's traversal and nesting limits, so a reader that leaves this module can be
-read anywhere without surprises. Readers stay valid as long as the returned
-:class:`DecodedMessage` lives: it pins the payload and attachment bytes.
+Every failure is a typed :class:`DecodeError`. Every reader of a message gets a traversal
+budget from the message's own size (limits.read_budget), so no decode or projection of it
+costs more than a few passes over its bytes, and pointers that share sub-trees or lists of
+millions of empty elements run out of budget at once.
+
+The validating walk reads every pointer as the schema types it (bounds, far pointers,
+nesting, pointer kinds, UTF-8) in Python, at about 0.2-0.5 s per MB of small structs, so it
+runs here only for messages up to ``EAGER_CHECK_BYTES``. A larger message gets the
+schema-less structural check of app.codec.structure (numpy, a few ms per MB: bounds,
+nesting, no object reached twice, no huge lists of empty elements) and its isaac buffer
+indices checked; a typed fault in it (a pointer of the wrong kind, text that is not UTF-8) is
+raised, as the same typed DecodeError, by whatever reads that part (``fields.plain``,
+``fields.get_path``).
+
+Readers and buffer views stay valid as long as the :class:`DecodedMessage` lives: it pins
+the payload and attachment bytes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
-import capnp
-
+from app.codec.buffers import NO_BUFFERS, read_buffers
+from app.codec.data_view import data_array
 from app.codec.errors import (
-    DecodeError,
     LimitExceeded,
-    MalformedMessage,
     MissingAttachment,
     OversizedMessage,
     UnknownEncoding,
     UnknownType,
+    reading,
 )
 from app.codec.fields import active_member
 from app.codec.framing import split_segments
-from app.codec.limits import ATTACHMENT, Limits, limits_for
+from app.codec.limits import KIB, Limits, limits_for, read_budget
 from app.codec.registry import SchemaRegistry, registry
+from app.codec.structure import check_structure
 
 ENCODING_PREFIX = "application/capnp;"
 # isaac structs whose bytes live in the attachment, indexed by dataBufferIndex.
 BUFFER_TYPES = ("isaac.ImageProto", "isaac.TensorProto")
-UNLIMITED_WORDS = 2**63 - 1
+EAGER_CHECK_BYTES = 128 * KIB
 
 
-@dataclass
 class DecodedMessage:
-    type_name: str
-    root: Any
-    buffers: list[bytes] = field(default_factory=list)
-    size: int = 0
+    """A validated message. Each access to ``root`` makes a new reader (about a microsecond)
+    with its own traversal budget of a few passes over the message, so any projection
+    costs at most that, and re-reading a message never runs out of budget."""
 
-    def buffer(self, index: int) -> bytes:
+    def __init__(self, type_name: str, struct_type: Any, payload: bytes | memoryview,
+                 nesting: int, buffers: Sequence[memoryview] = NO_BUFFERS) -> None:
+        self.type_name = type_name
+        self.buffers = buffers
+        self.size = len(payload)
+        self._struct_type = struct_type
+        self.segments = split_segments(payload)
+        self._nesting = nesting
+
+    @property
+    def root(self) -> Any:
+        return self._struct_type.from_segments(
+            self.segments,
+            traversal_limit_in_words=read_budget(self.size),
+            nesting_limit=self._nesting,
+        )
+
+    def buffer(self, index: int) -> memoryview:
+        """Attachment buffer ``index``: a read-only view of the attachment, not a copy."""
         if not 0 <= index < len(self.buffers):
             raise MissingAttachment(
                 f"{self.type_name} refers to buffer {index}, attachment has {len(self.buffers)}"
@@ -59,19 +87,15 @@ def type_name_of(encoding: str) -> str:
     return encoding[len(ENCODING_PREFIX) :]
 
 
-def read_root(struct_type: Any, payload: bytes | memoryview, limits: Limits) -> Any:
-    """The root reader of one framed message, with limits; no validation walk."""
+def _check_size(payload: bytes | memoryview, limits: Limits) -> None:
     if len(payload) > limits.max_bytes:
         raise OversizedMessage(f"{len(payload)} bytes, limit {limits.max_bytes}")
-    segments = split_segments(payload)
-    try:
-        return struct_type.from_segments(
-            segments,
-            traversal_limit_in_words=limits.traversal_words,
-            nesting_limit=limits.nesting,
-        )
-    except capnp.KjException as exc:
-        raise _translate(exc) from None
+
+
+def read_root(struct_type: Any, payload: bytes | memoryview, limits: Limits) -> Any:
+    """The root reader of one framed message, with limits; no validation walk."""
+    _check_size(payload, limits)
+    return DecodedMessage("", struct_type, payload, limits.nesting).root
 
 
 def decode(
@@ -86,57 +110,39 @@ def decode(
     if struct_type is None:
         raise UnknownType(f"no schema registers {type_name}")
     limits = limits_for(type_name)
-    root = read_root(struct_type, payload, limits)
-    buffers = _read_buffers(attachment, reg) if attachment else []
-    message = DecodedMessage(type_name, root, buffers, len(payload))
-    try:
-        _validate(root, struct_type.schema, message, reg)
-    except capnp.KjException as exc:
-        raise _translate(exc) from None
-    except UnicodeDecodeError as exc:
-        raise MalformedMessage(f"text that is not UTF-8: {exc.reason}") from None
-    # The walk above read every pointer within the type's limits. Readers handed out read the
-    # same, validated segments with no traversal budget left to run out on repeated reads.
-    message.root = struct_type.from_segments(
-        split_segments(payload),
-        traversal_limit_in_words=UNLIMITED_WORDS,
-        nesting_limit=limits.nesting,
-    )
+    _check_size(payload, limits)
+    buffers = read_buffers(attachment) if attachment else NO_BUFFERS
+    message = DecodedMessage(type_name, struct_type, payload, limits.nesting, buffers)
+    eager = message.size <= EAGER_CHECK_BYTES
+    if not eager:
+        sizes = [len(segment) for segment in message.segments]
+        body = memoryview(payload)[message.size - sum(sizes) :]
+        check_structure(body, [size // 8 for size in sizes], limits.nesting,
+                        read_budget(message.size))
+    with reading():
+        _validate(message.root, struct_type.schema, message, reg, eager)
     return message
 
 
-def _read_buffers(attachment: bytes | memoryview, reg: SchemaRegistry) -> list[bytes]:
-    root = read_root(reg.structs["transport.Buffers"], attachment, ATTACHMENT)
-    try:
-        return list(root.buffers)
-    except capnp.KjException as exc:
-        raise _translate(exc) from None
+# A walk plan per (struct, full): its pointer fields, with how to touch each; without
+# ``full``, only the fields that can lead to an isaac buffer index.
+_PLANS: dict[tuple[int, bool], list[tuple[str, Any]]] = {}
+_REACHES: dict[int, bool] = {}
 
 
-def _translate(exc: Exception) -> DecodeError:
-    text = str(exc).split("\n", 1)[0]
-    detail = text.split("failed: ", 1)[-1]
-    if "traversal limit" in text or "too deeply-nested" in text:
-        return LimitExceeded(detail)
-    return MalformedMessage(detail)
-
-
-# A walk plan per struct: only its pointer fields, with how to touch each.
-_PLANS: dict[int, list[tuple[str, Any]]] = {}
-
-
-def _plan(schema: Any) -> list[tuple[str, Any]]:
-    node_id = schema.node.id
-    plan = _PLANS.get(node_id)
+def _plan(schema: Any, full: bool, reg: SchemaRegistry) -> list[tuple[str, Any]]:
+    key = (schema.node.id, full)
+    plan = _PLANS.get(key)
     if plan is None:
-        plan = _PLANS[node_id] = []
+        plan = []
         for f in schema.fields_list:
             if f.proto.which() == "group":
-                plan.append((f.proto.name, ("struct", f.schema)))
-                continue
-            step = _step(f.proto.slot.type, lambda f=f: f.schema)
-            if step is not None:
+                step = ("struct", f.schema)
+            else:
+                step = _step(f.proto.slot.type, lambda f=f: f.schema)
+            if step is not None and (full or _step_reaches_buffers(step, reg)):
                 plan.append((f.proto.name, step))
+        _PLANS[key] = plan
     return plan
 
 
@@ -152,11 +158,28 @@ def _step(type_proto: Any, schema_of: Any) -> Any:
     return None
 
 
-def _validate(reader: Any, schema: Any, message: DecodedMessage, reg: SchemaRegistry) -> None:
-    """Touches every pointer of the message so framing and limit errors surface now."""
+def _step_reaches_buffers(step: Any, reg: SchemaRegistry) -> bool:
+    while step is not None and step[0] == "list":
+        step = step[1]
+    return step is not None and step[0] == "struct" and _reaches_buffers(step[1], reg)
+
+
+def _reaches_buffers(schema: Any, reg: SchemaRegistry) -> bool:
+    node_id = schema.node.id
+    if node_id not in _REACHES:
+        _REACHES[node_id] = False  # a recursive type reaches buffers only through others
+        _REACHES[node_id] = reg.names_by_id.get(node_id) in BUFFER_TYPES or any(
+            _step_reaches_buffers(step, reg) for _name, step in _plan(schema, True, reg)
+        )
+    return _REACHES[node_id]
+
+
+def _validate(reader: Any, schema: Any, message: DecodedMessage, reg: SchemaRegistry,
+              full: bool) -> None:
+    """Reads every pointer of the plan, so a wrong kind or bad text raises now."""
     if reg.names_by_id.get(schema.node.id) in BUFFER_TYPES:
         message.buffer(reader.dataBufferIndex)
-    plan = _plan(schema)
+    plan = _plan(schema, full, reg)
     if not plan:
         return
     union_fields = schema.union_fields
@@ -166,33 +189,33 @@ def _validate(reader: Any, schema: Any, message: DecodedMessage, reg: SchemaRegi
             continue
         if kind == "struct":
             if reader._has(name) or inner.node.struct.isGroup:
-                _validate(reader._get(name), inner, message, reg)
+                _validate(reader._get(name), inner, message, reg, full)
         elif kind == "list":
-            _validate_items(reader._get(name), inner, message, reg)
+            _validate_items(reader._get(name), inner, message, reg, full)
         elif kind == "data":
-            if reader._has(name):  # an unset Data field has no buffer to view
-                reader.get_data_as_view(name)
+            data_array(reader, name)  # checks its bounds (pycapnp's view leaks; this not)
         else:
             reader._get(name)
 
 
-def _validate_items(items: Any, step: Any, message: DecodedMessage, reg: SchemaRegistry) -> None:
+def _validate_items(items: Any, step: Any, message: DecodedMessage, reg: SchemaRegistry,
+                    full: bool) -> None:
     count = len(items)
     if step is None or count == 0:
         return
     kind, inner = step
     if kind == "struct":
-        if _plan(inner) or reg.names_by_id.get(inner.node.id) in BUFFER_TYPES:
+        if _plan(inner, full, reg) or reg.names_by_id.get(inner.node.id) in BUFFER_TYPES:
             # Such a struct has fields, so each element takes at least a word on the wire: a
             # list claiming more (zero-sized elements) would make this walk cost seconds.
             if count > message.size // 8:
                 raise LimitExceeded(f"list of {count} structs in a {message.size}-byte message")
             for item in items:
-                _validate(item, inner, message, reg)
+                _validate(item, inner, message, reg, full)
         else:
             items[count - 1]
     elif kind == "list":
         for item in items:
-            _validate_items(item, inner, message, reg)
+            _validate_items(item, inner, message, reg, full)
     else:
         list(items)  # text/data elements: reading each one checks its bounds

@@ -5,6 +5,11 @@ The ``kind`` is what subscriptions count per topic and what the UI shows.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import capnp
+
 
 class DecodeError(Exception):
     kind = "decode"
@@ -50,3 +55,19 @@ class FieldPathError(DecodeError):
     """A field path that does not name a field of the message."""
 
     kind = "path"
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """Turns what reading a capnp message can raise into the DecodeError it means: a spent
+    traversal budget or nesting limit, a pointer of the wrong kind, text that is not UTF-8."""
+    try:
+        yield
+    except capnp.KjException as exc:
+        text = str(exc).split("\n", 1)[0]
+        detail = text.split("failed: ", 1)[-1]
+        if "traversal limit" in text or "too deeply-nested" in text:
+            raise LimitExceeded(detail) from None
+        raise MalformedMessage(detail) from None
+    except UnicodeDecodeError as exc:
+        raise MalformedMessage(f"text that is not UTF-8: {exc.reason}") from None

@@ -2,7 +2,11 @@
 
 Used by ``echo``, the inspector and plots: plain Python values (dicts, lists, numbers,
 strings), enums by name — or by number when the schema does not know the value (a newer
-robot) — and ``Data`` summarised instead of dumped.
+robot) — and ``Data`` summarised instead of dumped (without copying it).
+
+Reading can fail: a reader's traversal budget runs out, or a large message (checked as it is
+read, see app.codec.decode) holds a bad pointer or bad text. ``plain`` and ``get_path`` raise
+those as the DecodeError they are.
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import capnp
+import numpy as np
 
-from app.codec.errors import FieldPathError
+from app.codec.data_view import data_array
+from app.codec.errors import FieldPathError, reading
 
 _DynamicEnum = capnp.lib.capnp._DynamicEnum
 _DynamicStructReader = capnp.lib.capnp._DynamicStructReader
@@ -50,19 +56,25 @@ def enum_value(value: Any) -> str | int:
 
 
 def plain(value: Any, max_list: int | None = None, data_head: int = 16) -> Any:
-    """Converts a capnp reader value to plain Python, recursively."""
+    """Converts a capnp reader value to plain Python, recursively; a list longer than
+    ``max_list`` costs only the items it shows."""
+    with reading():
+        return _plain(value, max_list, data_head)
+
+
+def _plain(value: Any, max_list: int | None, data_head: int) -> Any:
     if isinstance(value, _DynamicStructReader):
-        return {name: plain(v, max_list, data_head) for name, v in struct_items(value)}
+        return {name: _plain(v, max_list, data_head) for name, v in struct_items(value)}
     if isinstance(value, _DynamicListReader):
         count = len(value)
         if max_list is not None and count > max_list:
-            first = [plain(value[i], max_list, data_head) for i in range(max_list)]
+            first = [_plain(value[i], max_list, data_head) for i in range(max_list)]
             return ListSummary(count, first)
-        return [plain(v, max_list, data_head) for v in value]
+        return [_plain(v, max_list, data_head) for v in value]
     if isinstance(value, _DynamicEnum):
         return enum_value(value)
-    if isinstance(value, bytes):
-        return DataSummary(len(value), value[:data_head])
+    if isinstance(value, bytes | memoryview | np.ndarray):  # np.ndarray: a Data field's view
+        return DataSummary(len(value), bytes(value[:data_head]))
     return value
 
 
@@ -82,11 +94,12 @@ def active_member(reader: Any) -> str | None:
 
 def struct_items(reader: Any) -> list[tuple[str, Any]]:
     """(name, value) of each field that is present: all plain fields, the active union member.
-    A union member this schema does not know shows as ``UNKNOWN_MEMBER: True``."""
+    A union member this schema does not know shows as ``UNKNOWN_MEMBER: True``. Data fields
+    are read-only uint8 arrays viewing the message, not copies."""
     union_fields = reader.schema.union_fields
     active = active_member(reader)
     items = [
-        (name, reader._get(name) if _is_set(reader, field) else None)
+        (name, _value(reader, name, field))
         for name, field in reader.schema.fields.items()
         if name not in union_fields or name == active
     ]
@@ -95,18 +108,26 @@ def struct_items(reader: Any) -> list[tuple[str, Any]]:
     return items
 
 
-def _is_set(reader: Any, field: Any) -> bool:
-    """False only for a struct-typed field whose pointer is null (shown as None, not as a
-    struct of zeros that nobody sent)."""
+def _value(reader: Any, name: str, field: Any) -> Any:
+    """None for a struct-typed field whose pointer is null (not a struct of zeros that nobody
+    sent)."""
     proto = field.proto
-    if proto.which() != "slot" or proto.slot.type.which() != "struct":
-        return True
-    return reader._has(proto.name)
+    kind = proto.slot.type.which() if proto.which() == "slot" else "group"
+    if kind == "struct" and not reader._has(name):
+        return None
+    if kind == "data":
+        return data_array(reader, name)
+    return reader._get(name)
 
 
 def get_path(reader: Any, path: str) -> Any:
     """The value at ``a.b[2].c``; enums by name. Raises FieldPathError for a bad path,
     and returns None for a union member that is not the active one."""
+    with reading():
+        return _get_path(reader, path)
+
+
+def _get_path(reader: Any, path: str) -> Any:
     value = reader
     for name, index in _parse_path(path):
         if name:

@@ -9,7 +9,7 @@ from app.codec.errors import MalformedMessage
 MAX_SEGMENTS = 512
 
 
-def split_segments(payload: bytes | memoryview) -> list[memoryview]:
+def split_segments(payload: bytes | bytearray | memoryview) -> list[memoryview]:
     """Zero-copy views of each segment; raises MalformedMessage on any framing error."""
     view = memoryview(payload)
     if len(view) < 8:

@@ -1,8 +1,10 @@
-"""Decode limits per wire type: how large, how deep and how much reading a type may cost.
+"""Decode limits per wire type: how large and how deep a type may be, and how much reading
+a message may cost.
 
 Small command types get tight limits so a hostile or broken sample costs almost nothing;
 bulk sensor types (images, clouds, scans) get room for 1M+ points; everything else gets a
-default that fits any telemetry a robot reasonably sends.
+default that fits any telemetry a robot reasonably sends. How much reading a message may
+cost follows from its actual size (``read_budget``), not its type's maximum.
 """
 
 from __future__ import annotations
@@ -13,15 +15,23 @@ KIB = 1024
 MIB = 1024 * KIB
 
 
+# What one reader of a message may read, in words (Cap'n Proto's traversal limit): a few
+# passes over the message's own words, plus room for tiny messages. Reading a field twice
+# counts twice, and a list of zero-sized elements counts a word per element, so a message
+# whose pointers share objects or whose lists claim millions of empty elements runs out at
+# once instead of costing minutes.
+READS_PER_WORD = 8
+BASE_READS = 1024
+
+
+def read_budget(payload_bytes: int) -> int:
+    return READS_PER_WORD * (payload_bytes // 8) + BASE_READS
+
+
 @dataclass(frozen=True)
 class Limits:
     max_bytes: int
     nesting: int
-
-    @property
-    def traversal_words(self) -> int:
-        # Reading a field twice counts twice: allow a few passes over the whole message.
-        return 4 * (self.max_bytes // 8) + 1024
 
 
 DEFAULT = Limits(max_bytes=4 * MIB, nesting=16)

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.codec.errors import DecodeError, reading
+
 
 def message_stamp(root: Any) -> float | None:
-    """Unix seconds from the message's own stamp field, if its type has a known one."""
+    """Unix seconds from the message's own stamp field, if its type has a known one and it
+    can be read (a large message's bad pointer shows where the message is read in full)."""
+    try:
+        with reading():
+            return _stamp(root)
+    except DecodeError:
+        return None
+
+
+def _stamp(root: Any) -> float | None:
     fields = root.schema.fieldnames
     if "unixTimeMs" in fields:  # fleet envelopes
         return root.unixTimeMs / 1000.0 or None

@@ -1,19 +1,12 @@
 """Shared plumbing of the scene converters: zero-copy ``Data`` fields, list fields as numpy,
 and the one place that turns reading failures into :class:`ConversionError`.
 
-``Data`` without copying: pycapnp's ``get_data_as_view`` (2.2.4) returns a memoryview that
-does not own what it points into, and leaks a reference to the struct reader it came from
-(so the whole message would stay in memory forever; fixed upstream in pycapnp PR #406, where
-the view owns a reference instead). :func:`data_array` gives back that leaked reference and
-returns a read-only uint8 array that keeps the reader (hence the message's segments) alive
-for as long as the array, or anything viewing it, lives.
+``Data`` without copying: :func:`app.codec.data_view.data_array` (pycapnp's own view leaks).
 """
 
 from __future__ import annotations
 
-import ctypes
 import functools
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -25,44 +18,6 @@ from app.codec.errors import DecodeError
 from app.convert.registry import ConversionError
 
 T = TypeVar("T")
-_EMPTY = np.empty(0, np.uint8)
-_EMPTY.flags.writeable = False
-
-
-class _Pinned:
-    """Exposes ``size`` bytes at ``address`` to numpy while holding ``owner`` alive."""
-
-    __slots__ = ("__array_interface__", "_owner")
-
-    def __init__(self, address: int, size: int, owner: Any) -> None:
-        self.__array_interface__ = {
-            "shape": (size,),
-            "typestr": "|u1",
-            "data": (address, True),  # read-only
-            "version": 3,
-        }
-        self._owner = owner
-
-
-def data_array(reader: Any, name: str) -> np.ndarray:
-    """Data field ``name`` of struct ``reader`` as a read-only uint8 array viewing the message
-    (no copy); empty when the field is unset."""
-    if not reader._has(name):
-        return _EMPTY
-    before = sys.getrefcount(reader)
-    try:
-        view = reader.get_data_as_view(name)
-    except ValueError:  # a set but empty Data field: pycapnp cannot view a null pointer
-        return _EMPTY
-    if view.obj is None and sys.getrefcount(reader) == before + 1:
-        # pycapnp <= 2.2.4: PyBuffer_FillInfo took a reference the memoryview never releases.
-        ctypes.pythonapi.Py_DecRef(ctypes.py_object(reader))
-    if len(view) == 0:
-        return _EMPTY
-    if view.obj is not None:  # a pycapnp whose view owns its exporter
-        return np.frombuffer(view, np.uint8)
-    address = np.frombuffer(view, np.uint8).ctypes.data
-    return np.asarray(_Pinned(address, len(view), reader))
 
 
 def list_array(items: Any, dtype: Any) -> np.ndarray:

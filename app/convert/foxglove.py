@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from app.codec.data_view import data_array
 from app.codec.decode import DecodedMessage
 from app.codec.fields import enum_value
 from app.convert.capnp_data import (
-    data_array,
     finite_rows,
     guarded,
     list_array,

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
 
 from app.codec.decode import decode, encoding_for
-from app.codec.errors import FieldPathError
+from app.codec.errors import FieldPathError, LimitExceeded
 from app.codec.fields import DataSummary, ListSummary, get_path, numeric_paths, plain
 from app.codec.registry import registry
 
@@ -216,11 +219,36 @@ def test_every_numeric_path_reads_a_number(battery):
 
 def test_a_decoded_message_can_be_read_again_and_again():
     """The inspector re-renders the latest sample of a latched topic (capabilities are sent
-    once): reading it many times must keep working, long after decode."""
+    once): reading it many times must keep working, long after decode. Each ``root`` is a
+    reader with a budget of a few passes over the message; one reader re-read forever runs
+    out (LimitExceeded), a fresh ``root`` per reading never does."""
     builder = struct_type("fleet.Uplink").new_message(robotId="r3")
     setting = builder.init("capabilities").init("settings", 1)[0]
     setting.key = "route"
     setting.description = "d" * (1 << 20)
-    root = decode(encoding_for("fleet.Uplink"), builder.to_bytes()).root
+    decoded_message = decode(encoding_for("fleet.Uplink"), builder.to_bytes())
     for _ in range(50):
+        root = decoded_message.root
         assert len(get_path(root, "capabilities.settings[0].description")) == 1 << 20
+    root = decoded_message.root
+    with pytest.raises(LimitExceeded):
+        for _ in range(50):
+            get_path(root, "capabilities.settings[0].description")
+
+
+def test_decoding_and_showing_a_data_field_frees_the_message_afterwards() -> None:
+    """pycapnp 2.2.4's own Data view leaks the whole message; ours must not."""
+    class Payload(bytearray):  # bytes cannot be weakly referenced; a subclass can
+        pass
+
+    image = registry().structs["foxglove.CompressedImage"].new_message()
+    image.format = "jpeg"
+    image.data = b"\xff\xd8" + bytes(100_000)
+    payload = Payload(image.to_bytes())
+    gone = weakref.ref(payload)
+    message = decode(encoding_for("foxglove.CompressedImage"), payload)
+    shown = plain(message.root)
+    assert str(shown["data"]).startswith("<100002 bytes ff d8 00")
+    del message, payload, shown
+    gc.collect()
+    assert gone() is None

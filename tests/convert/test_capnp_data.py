@@ -10,10 +10,11 @@ import capnp
 import numpy as np
 import pytest
 
+from app.codec.data_view import data_array
 from app.codec.errors import MalformedMessage
 from app.codec.framing import split_segments
 from app.codec.registry import registry
-from app.convert.capnp_data import data_array, finite_rows, guarded
+from app.convert.capnp_data import finite_rows, guarded
 from app.convert.registry import ConversionError
 
 

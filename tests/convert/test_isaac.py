@@ -132,3 +132,84 @@ def test_fill_tensor_rejects_types_isaac_has_not() -> None:
     tensor = registry().struct("isaac.TensorProto").new_message()
     with pytest.raises(ValueError, match="no isaac element type"):
         fill_tensor(tensor, np.zeros(3, np.complex64), 0)
+
+
+def _attachment_array(attachment: bytes) -> np.ndarray:
+    return np.frombuffer(attachment, np.uint8)
+
+
+def test_cloud_array_shares_memory_with_the_attachment() -> None:
+    """No copy between the zenoh attachment and the array a panel draws."""
+    points = np.random.default_rng(3).normal(size=(1000, 3)).astype(np.float32)
+    attachment = bytes(encode_buffers([points]))
+    cloud = cloud_message(points)
+    decoded = decode(encoding_for("isaac.PointCloudProto"), cloud.to_bytes(), attachment)
+    assert isinstance(decoded.buffer(0), memoryview)
+    xyz = point_cloud_to_numpy(decoded)
+    assert np.shares_memory(xyz, _attachment_array(attachment))
+    np.testing.assert_array_equal(xyz, points)
+
+
+def test_multi_segment_attachment_from_pycapnp_is_viewed_in_place() -> None:
+    """pycapnp puts each large buffer in a segment of its own, behind a far pointer."""
+    chunks = [bytes([i + 1]) * (3_000_000 + i) for i in range(3)]
+    message = registry().struct("transport.Buffers").new_message()
+    buffers = message.init("buffers", 3)
+    for i, chunk in enumerate(chunks):
+        buffers[i] = chunk
+    attachment = message.to_bytes()
+    assert int.from_bytes(attachment[:4], "little") >= 1  # more than one segment
+    tensor = registry().struct("isaac.TensorProto").new_message()
+    fill_tensor(tensor, np.zeros(3_000_002, np.uint8), 2)
+    decoded = decode(encoding_for("isaac.TensorProto"), tensor.to_bytes(), attachment)
+    assert [bytes(decoded.buffer(i)) for i in range(3)] == chunks
+    array = tensor_to_numpy(decoded, decoded.root)
+    assert np.shares_memory(array, _attachment_array(attachment))
+    assert array[-1] == 3 and not array.flags.writeable
+
+
+def test_double_far_pointer_to_a_buffer_is_followed() -> None:
+    """A buffer reached through a double-far landing pad (segment 1) in segment 2."""
+    def word(value: int) -> bytes:
+        return value.to_bytes(8, "little")
+
+    data = b"doublefar!"
+    seg0 = (word(1 << 48)  # root: no data, one pointer
+            + word(1 | (6 << 32) | (1 << 35))  # buffers: one pointer element
+            + word(2 | 4 | (1 << 32)))  # double far: landing pad at segment 1, word 0
+    seg1 = (word(2 | (2 << 32))  # far pointer to segment 2, word 0
+            + word(1 | (2 << 32) | (len(data) << 35)))  # tag: Data of len(data) bytes
+    seg2 = data + bytes(-len(data) % 8)
+    sizes = [len(seg0) // 8, len(seg1) // 8, len(seg2) // 8]
+    table = (len(sizes) - 1).to_bytes(4, "little") + b"".join(
+        size.to_bytes(4, "little") for size in sizes) + bytes(4 * ((len(sizes) + 1) % 2))
+    attachment = table + seg0 + seg1 + seg2
+    image = registry().struct("isaac.ImageProto").new_message(dataBufferIndex=0)
+    decoded = decode(encoding_for("isaac.ImageProto"), image.to_bytes(), attachment)
+    assert bytes(decoded.buffer(0)) == data
+
+
+def test_malformed_buffer_pointer_is_malformed_when_used() -> None:
+    attachment = bytearray(encode_buffers([b"abcd", b"efgh"]))
+    attachment[32:40] = (1 | (1000 << 2) | (2 << 32) | (4 << 35)).to_bytes(8, "little")
+    image = registry().struct("isaac.ImageProto").new_message(dataBufferIndex=1)
+    with pytest.raises(MalformedMessage, match="out of bounds"):
+        decode(encoding_for("isaac.ImageProto"), image.to_bytes(), bytes(attachment))
+    image = registry().struct("isaac.ImageProto").new_message(dataBufferIndex=0)
+    decoded = decode(encoding_for("isaac.ImageProto"), image.to_bytes(), bytes(attachment))
+    assert bytes(decoded.buffer(0)) == b"abcd"
+
+
+def test_large_cloud_decodes_without_copying() -> None:
+    """A 5.6M-point cloud (64 MB attachment): decode and view cost no pass over the bytes."""
+    import time
+
+    points = np.ones((5_600_000, 3), np.float32)
+    attachment = bytes(encode_buffers([points]))
+    payload = cloud_message(points).to_bytes()
+    start = time.perf_counter()
+    xyz = point_cloud_to_numpy(decode(encoding_for("isaac.PointCloudProto"), payload, attachment))
+    elapsed = time.perf_counter() - start
+    print(f"\n{len(attachment) / 2**20:.0f} MB cloud -> numpy: {elapsed * 1000:.2f} ms")
+    assert elapsed < 0.05
+    assert np.shares_memory(xyz, _attachment_array(attachment))
