@@ -42,7 +42,7 @@ from typing import Any
 
 from app.codec.registry import registry
 from app.sim.kinematics import Pose2D
-from app.sim.robot import Topic
+from app.sim.robot import SimRobot, Topic
 from app.sim.scene import SceneObject, SyntheticScene
 
 ALTITUDE_M = 490.0  # the field's ground height above the ellipsoid
@@ -129,7 +129,7 @@ class RoverMap:
         self.shapes = OpStream(SHAPES_HZ, self._shape_ops)
         self.directives = OpStream(DIRECTIVES_HZ, self._directive_ops)
 
-    def register(self, robot: Any, objects_key: str, shapes_key: str,
+    def register(self, robot: SimRobot, objects_key: str, shapes_key: str,
                  directives_key: str) -> None:
         """Adds the three topics (suffixes after ``fleet/<robotId>/``) to ``robot``."""
         for stream, suffix, type_name in ((self.objects, objects_key, UPLINK),
