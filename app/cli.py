@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import math
 import signal
 import sys
 import threading
@@ -28,6 +29,7 @@ from app.codec.fields import plain
 from app.codec.stamps import best_time
 
 PRESENCE_SETTLE_S = 1.0
+MAX_LIDAR_HZ = 100.0  # the simulated robots tick at 100 Hz
 
 
 class CliError(Exception):
@@ -88,7 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--robots", default="rover,humanoid,car",
                      help="comma-separated: rover, humanoid, car (default all)")
     sim.add_argument("--points", type=int, default=200_000,
-                     help="rover point-cloud size (default 200000)")
+                     help="rover point-cloud size (default 200000; up to 1000000 and more)")
+    sim.add_argument("--lidar-hz", type=float, default=5.0, metavar="HZ",
+                     help="rover lidar rate in Hz (default 5; at most 100, the sim's tick rate), "
+                          "e.g. --points 1000000 --lidar-hz 10")
     sim.add_argument("--exit-with-stdin", action="store_true",
                      help="stop when standard input closes (the app's embedded fleet uses this "
                           "so the fleet never outlives the app)")
@@ -250,10 +255,12 @@ def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     kinds = [k.strip() for k in args.robots.split(",") if k.strip()]
     if args.points < 1:
         raise CliError("--points must be positive")
+    if not (math.isfinite(args.lidar_hz) and 0 < args.lidar_hz <= MAX_LIDAR_HZ):
+        raise CliError(f"--lidar-hz must be more than 0 and at most {MAX_LIDAR_HZ:g}")
     listen = args.listen or ([] if args.connect or args.zenoh_config else [DEFAULT_ENDPOINT])
     try:
         fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points,
-                         config_file=args.zenoh_config)
+                         config_file=args.zenoh_config, lidar_hz=args.lidar_hz)
         fleet.start()
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None

@@ -1,5 +1,6 @@
 """The simulated field rover: fleet telemetry and commands (this module), plus the lidar,
-camera and map topics of app.sim.rover_sensors.
+camera and map topics of app.sim.rover_sensors, and the tracked objects, planned path and
+field rules (``spatial_directives``) of app.sim.rover_map.
 
 Its fleet topics and commands list no catalog ``frameId``: the fleet family places its poses
 itself (geodetic poses; ``motion.localFrameId`` names the local frame, ``world``). The isaac
@@ -23,6 +24,7 @@ from app.sim.kinematics import Pose2D, Unicycle
 from app.sim.robot import TELEOP_TIMEOUT_S, SimRobot, Topic
 from app.sim.rover_controls import SERVICES, SETTINGS, RoverControls
 from app.sim.rover_health import RTK_LOST, TILT, FaultCycle, FaultEvent, GnssFix
+from app.sim.rover_map import ALTITUDE_M, XY, RoverMap
 from app.sim.rover_mission import (
     MissionRun,
     waypoint_from_pose,
@@ -30,14 +32,16 @@ from app.sim.rover_mission import (
     waypoints_of_steps,
 )
 from app.sim.rover_power import Battery
-from app.sim.rover_sensors import RoverSensors
+from app.sim.rover_sensors import LIDAR_HZ, RoverSensors
 from app.sim.scene import SyntheticScene
 
 log = logging.getLogger(__name__)
 
 COMMAND = "fleet.Command"
 UPLINK = "fleet.Uplink"
-ALTITUDE_M = 490.0  # the field's height above the ellipsoid
+# The field rules the rover holds, as bare fleet.SpatialDirectiveOp roots (app.sim.rover_map;
+# an addition to PROTOCOL.md's keys, schemas/README.md).
+DIRECTIVES_SUFFIX = "spatial_directives"
 LOCAL_FRAME = "world"  # the frame of rover_sensors (kinematics local frame)
 FIRMWARE = "rover-fw 2.4.1"
 FAULT_PERIOD_S = 30.0  # each fault in turn: raised for 12-18 s of its 30 s slot
@@ -67,9 +71,11 @@ class SimRover(SimRobot):
         points: int = 200_000,
         name: str = "Field rover",
         root: str = DEFAULT_ROOT,
+        lidar_hz: float = LIDAR_HZ,
     ) -> None:
         super().__init__(robot_id, name, root)
         self.points = points
+        self.lidar_hz = lidar_hz
         self.base = Unicycle(Pose2D())
         self.controls = RoverControls()
         self.battery = Battery()
@@ -111,7 +117,15 @@ class SimRover(SimRobot):
                 partial(self._on_command, member),
             )
         self.scene = SyntheticScene()
-        RoverSensors(self.scene, self.points).register(self, lambda: self.base.pose)
+        self.map = RoverMap(self.robot_id, self.scene, lambda: self.base.pose,
+                            self._mission_path)
+        self.map.register(
+            self, self._suffix(uplink_key(self.robot_id, "object", self.root)),
+            self._suffix(uplink_key(self.robot_id, "reportedShape", self.root)),
+            DIRECTIVES_SUFFIX,
+        )
+        RoverSensors(self.scene, self.points, lidar_hz=self.lidar_hz).register(
+            self, lambda: self.base.pose)
 
     def _suffix(self, key: str) -> str:
         return key.removeprefix(robot_key(self.robot_id, self.root) + "/")
@@ -191,6 +205,7 @@ class SimRover(SimRobot):
         if self._caps_now:
             self._caps.next_due = now
             self._caps_now = False
+        self.map.schedule(now)
 
     # -- state helpers -------------------------------------------------------------------
     def _teleop_active(self, now: float) -> bool:
@@ -205,6 +220,15 @@ class SimRover(SimRobot):
 
     def _active_mission_id(self) -> str | None:
         return self.run.mission_id if self.run is not None and self.run.active else None
+
+    def _mission_path(self) -> tuple[str, list[XY]] | None:
+        """The mission's name and where it still goes: from the rover through the waypoints
+        left, or None without an active mission."""
+        run = self.run
+        if run is None or not run.active or run.target is None:
+            return None
+        pose = self.base.pose
+        return run.name, [(pose.x, pose.y), *((w.x, w.y) for w in run.waypoints[run.index:])]
 
     def _status_signature(self, now: float) -> tuple[Any, ...]:
         return self._mode(now), self.estop, self.estop_reason, self._active_mission_id()

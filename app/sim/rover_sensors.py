@@ -36,7 +36,7 @@ from app.sim.scene import SKELETON_EDGES, SKELETON_JOINTS, SceneObject, Syntheti
 BASE_FRAME = "base_link"
 LIDAR_FRAME = "lidar"
 CAMERA_FRAME = "camera"
-LIDAR_HZ = 5.0
+LIDAR_HZ = 5.0  # default; ``fieldstation sim --lidar-hz`` changes it
 CAMERA_HZ = 10.0
 TF_HZ = 20.0
 SCENE_HZ = 2.0
@@ -53,8 +53,11 @@ Quaternion = tuple[float, float, float, float]  # x, y, z, w
 
 class RoverSensors:
     def __init__(self, scene: SyntheticScene, points: int, width: int = 640,
-                 height: int = 480) -> None:
+                 height: int = 480, lidar_hz: float = LIDAR_HZ) -> None:
+        if not (math.isfinite(lidar_hz) and lidar_hz > 0):
+            raise ValueError(f"lidar rate must be positive, not {lidar_hz}")
         self.scene = scene
+        self.lidar_hz = lidar_hz
         self.lidar = Lidar(points, mount=LIDAR_MOUNT)
         self.camera = Camera(width, height, mount=CAMERA_MOUNT)
         self._camera_rotation = _quaternion(self.camera.base_from_optical)
@@ -67,7 +70,7 @@ class RoverSensors:
     def register(self, robot: SimRobot, pose: Callable[[], Pose2D]) -> None:
         """Adds the sensor topics to ``robot``; ``pose`` gives the rover's current pose."""
         self._pose = pose
-        robot.add_topic("lidar/points", "isaac.PointCloudProto", LIDAR_HZ, self.point_cloud,
+        robot.add_topic("lidar/points", "isaac.PointCloudProto", self.lidar_hz, self.point_cloud,
                         LIDAR_FRAME)
         robot.add_topic("camera/image", "isaac.ImageProto", CAMERA_HZ, self.raw_image,
                         CAMERA_FRAME)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.bus.presence import PresenceTracker
-from app.cli import main
+from app.cli import build_parser, main
 from tests.bus.helpers import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -187,6 +187,16 @@ class TestBadInvocations:
     def test_sim_with_a_missing_zenoh_config(self, capsys, tmp_path) -> None:
         assert main(["sim", "--zenoh-config", str(tmp_path / "nope.json5")]) == 1
         assert "config file not found" in capsys.readouterr().err
+
+    @pytest.mark.parametrize("rate", ["0", "-5", "nan", "101"])
+    def test_bad_lidar_rate(self, capsys, rate: str) -> None:
+        assert main(["sim", "--lidar-hz", rate, "--listen", "tcp/127.0.0.1:0"]) == 1
+        assert "--lidar-hz must be more than 0 and at most 100" in capsys.readouterr().err
+
+    def test_lidar_rate_option(self) -> None:
+        assert build_parser().parse_args(["sim"]).lidar_hz == 5.0
+        args = build_parser().parse_args(["sim", "--points", "1000000", "--lidar-hz", "10"])
+        assert (args.points, args.lidar_hz) == (1_000_000, 10.0)
 
     def test_bad_count(self, capsys) -> None:
         assert main(["echo", "k", "--count", "0"]) == 1

@@ -16,7 +16,7 @@ from app.bus import catalog as catalog_mod
 from app.bus.publisher import Publisher, Traffic
 from app.bus.session import BusSession
 from app.bus.subscription import RawSample, Subscription
-from app.codec.decode import encoding_for
+from app.codec.decode import decode, encoding_for
 from app.codec.fields import plain
 from app.codec.registry import registry
 from app.sim.humanoid import SimHumanoid
@@ -476,3 +476,54 @@ def test_joints_keep_within_their_limits_through_walking_turning_and_gripping() 
             assert np.all(np.abs(robot.qdd) <= max_acceleration)
     assert robot.base.linear == 0.0 and robot.gait.amplitude < 1e-3
     assert robot.hand.closure == pytest.approx(np.full(len(HAND), 0.5))
+
+
+def test_the_skeleton_moves_as_it_walks() -> None:
+    """The 3D view draws the body from its effectors' root and end transforms (the
+    skeleton of a ProprioceptionSample): walking swings the feet and hands back and forth,
+    in turn, and standing still holds them."""
+    robot = SimHumanoid("bench-humanoid")
+    walk = registry().struct("bow.MotorSample").new_message()
+    walk.init("locomotion").translationalVelocity.z = 0.6
+    now = 0.0
+    robot.step(now, 0.0)
+
+    def links(seconds: float, command: Any) -> list[dict[str, np.ndarray]]:
+        """Every 50 ms: each effector's end position (root position under "<name>/root")."""
+        nonlocal now
+        seen = []
+        for tick in range(int(seconds * 100)):
+            now += 0.01
+            if command is not None:
+                robot.apply_motor(command, now)
+            robot.step(now, 0.01)
+            if tick % 5 == 0:
+                built = robot._proprioception(now)
+                sample = plain(decode(encoding_for("bow.ProprioceptionSample"),
+                                      built.to_bytes()).root)
+                ends = {e["effectorLinkName"]: position(e["endTransform"])
+                        for e in sample["effectors"]}
+                roots = {f"{e['effectorLinkName']}/root": position(e["rootTransform"])
+                         for e in sample["effectors"]}
+                seen.append(ends | roots)
+        return seen
+
+    links(1.0, walk)  # up to speed
+    walking = links(2.0, walk)
+    links(2.0, None)  # it stops half a second after the last command, then the legs settle
+    standing = links(1.0, None)
+
+    def forward(samples: list[dict[str, np.ndarray]], link: str) -> np.ndarray:
+        return np.array([s[link][2] for s in samples])  # bow Z is forward
+
+    for link in ("left_sole", "right_sole", "left_hand", "right_hand"):
+        swing = forward(walking, link)
+        assert np.ptp(swing) > 0.1, link  # the feet and hands swing while it walks...
+        still = np.array([s[link] for s in standing])
+        assert np.ptp(still, axis=0).max() < 1e-3, link  # ...and hold still when it stands
+    left, right = forward(walking, "left_sole"), forward(walking, "right_sole")
+    assert np.corrcoef(left, right)[0, 1] < -0.5  # one foot forward while the other is back
+    left_hand = forward(walking, "left_hand")
+    assert np.corrcoef(left, left_hand)[0, 1] < -0.5  # the arms swing against the legs
+    heights = np.array([s["left_sole/root"][1] for s in walking])
+    assert heights.min() > 0.5  # every effector's root link is placed, above the floor
