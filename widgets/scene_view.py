@@ -42,7 +42,7 @@ TRANSLUCENT_ORDER = 10  # translucent meshes draw after everything opaque, of ev
 TEXT_ORDER = 20
 
 
-def _rgba(color: Sequence[float]) -> tuple[float, float, float, float]:
+def _rgba(color: Sequence[float] | np.ndarray) -> tuple[float, float, float, float]:
     """A colour as 0..1 floats (rgb or rgba); values over 1 are taken as 0..255."""
     values = [float(c) for c in color][:4]
     if values and max(values) > 1.0:
@@ -63,14 +63,15 @@ class _TopCamera(TurntableCamera):
         super().__init__(fov=0.0, elevation=90.0, azimuth=0.0, **kwargs)
 
     def _update_rotation(self, event: Any) -> None:  # left drag: pan instead of rotate
+        camera: Any = self  # vispy's attributes, untyped
         p1 = event.mouse_event.press_event.pos
         p2 = event.mouse_event.pos
-        if self._event_value is None or len(self._event_value) == 2:
-            self._event_value = self.center
-        norm = np.mean(self._viewbox.size)
-        dx, dy = (p1 - p2)[:2] / norm * self._scale_factor
-        c = self._event_value
-        self.center = c[0] + dx, c[1] - dy, c[2]
+        if camera._event_value is None or len(camera._event_value) == 2:
+            camera._event_value = camera.center
+        norm = min(camera._viewbox.size)  # the smaller side spans scale_factor
+        dx, dy = (p1 - p2)[:2] / norm * camera._scale_factor
+        c = camera._event_value
+        camera.center = c[0] + dx, c[1] - dy, c[2]
 
 
 class SceneGroup:
@@ -167,7 +168,8 @@ class SceneGroup:
         self._points.set_data(xyz, values, rgb)
         self._count_upload(self._points.uploads - before)
         self._xyz = xyz if len(xyz) else None
-        self._values = values if values is not None and len(values) == len(xyz) else None
+        self._values = (values if values is not None and len(xyz) and len(values) == len(xyz)
+                        else None)
         self._bounds = self._value_bounds = None  # computed when an automatic range needs them
         if self._range is None and self._color_by in ("height", "value"):
             self._apply_point_style()
