@@ -15,8 +15,8 @@ import numpy as np
 from vispy import gloo
 from vispy.scene.visuals import create_visual_node
 from vispy.visuals import Visual
+from vispy.visuals.shaders.expression import TextExpression
 
-COLOR_MODES = {"height": 0.0, "value": 1.0, "rgb": 2.0, "flat": 3.0}
 WHITE = float(255 + 255 * 256 + 255 * 65536)
 
 
@@ -29,11 +29,15 @@ def pack_rgb(rgb: np.ndarray) -> np.ndarray:
     padded[:, :3] = rgb[:, :3]
     return padded.view("<u4").astype(np.float32)
 
+# One matrix takes a point to clip space (the whole visual -> render chain, folded on the CPU
+# each draw: a bare program's cost, where vispy's chain is ~3 mat4 and 5 scale-translates a
+# point). The colour is one expression per mode, put in as text: no branch runs per point.
 VERTEX_SHADER = """
-uniform float u_mode;      // 0 height (world z), 1 value, 2 rgb, 3 flat
+uniform mat4 u_mvp;        // visual -> clip
+uniform vec4 u_zrow;       // visual -> world z (the height mode)
 uniform vec4 u_color;
 uniform float u_size;
-uniform vec2 u_range;      // colormap input range (lo, hi)
+uniform vec2 u_range;      // colormap input: (lo, 1 / (hi - lo))
 attribute vec3 a_position;
 // $value and $rgb are per-point attributes when the cloud has them, else uniforms;
 // $rgb holds r + 256 g + 65536 b, exact in a float (gloo binds no byte attributes)
@@ -54,25 +58,27 @@ vec3 turbo(float x) {
                 dot(v4, kb4) + dot(v2, kb2));
 }
 
+vec3 unpack_rgb(float code) {
+    float g_b = floor(code / 256.0);
+    return vec3(code - 256.0 * g_b, mod(g_b, 256.0), floor(g_b / 256.0)) / 255.0;
+}
+
 void main() {
-    vec4 world = $visual_to_scene(vec4(a_position, 1.0));
-    gl_Position = $scene_to_render(world);
+    vec4 p = vec4(a_position, 1.0);
+    gl_Position = u_mvp * p;
     gl_PointSize = u_size;
-    float span = max(u_range.y - u_range.x, 1e-12);
-    if (u_mode < 0.5) {
-        v_color = vec4(turbo((world.z / world.w - u_range.x) / span), u_color.a);
-    } else if (u_mode < 1.5) {
-        v_color = vec4(turbo(($value - u_range.x) / span), u_color.a);
-    } else if (u_mode < 2.5) {
-        float code = $rgb;
-        float g_b = floor(code / 256.0);
-        vec3 rgb = vec3(code - 256.0 * g_b, mod(g_b, 256.0), floor(g_b / 256.0));
-        v_color = vec4(rgb / 255.0, u_color.a);
-    } else {
-        v_color = u_color;
-    }
+    float value = $value;
+    float code = $rgb;
+    v_color = $color;
 }
 """
+
+COLOR_EXPRESSIONS = {
+    "height": "vec4(turbo((dot(u_zrow, p) - u_range.x) * u_range.y), u_color.a)",
+    "value": "vec4(turbo((value - u_range.x) * u_range.y), u_color.a)",
+    "rgb": "vec4(unpack_rgb(code), u_color.a)",
+    "flat": "u_color",
+}
 
 FRAGMENT_SHADER = """
 varying vec4 v_color;
@@ -98,6 +104,7 @@ class PointsVisual(Visual):
         self.shared_program["a_position"] = self._positions
         self.shared_program.vert["value"] = 0.0  # a uniform until values arrive
         self.shared_program.vert["rgb"] = WHITE
+        self._mode = ""
         self.set_style("flat", (1.0, 1.0, 1.0, 1.0), 2.0, (0.0, 1.0))
         self.set_gl_state(depth_test=True, blend=False)
         self.freeze()
@@ -109,10 +116,13 @@ class PointsVisual(Visual):
     def set_style(self, mode: str, color: tuple[float, ...], size: float,
                   value_range: tuple[float, float]) -> None:
         rgba = tuple(float(c) for c in color) + (1.0,) * (4 - len(color))
-        self.shared_program["u_mode"] = COLOR_MODES[mode]
+        if mode != self._mode:  # a new expression: the program is rebuilt on the next draw
+            self.shared_program.vert["color"] = TextExpression(COLOR_EXPRESSIONS[mode])
+            self._mode = mode
         self.shared_program["u_color"] = rgba[:4]
         self.shared_program["u_size"] = max(1.0, float(size))
-        self.shared_program["u_range"] = (float(value_range[0]), float(value_range[1]))
+        lo, hi = float(value_range[0]), float(value_range[1])
+        self.shared_program["u_range"] = (lo, 1.0 / (hi - lo) if hi != lo else 0.0)
         translucent = rgba[3] < 1.0
         self.set_gl_state(depth_test=True, blend=translucent,
                           blend_func=("src_alpha", "one_minus_src_alpha"))
@@ -149,14 +159,28 @@ class PointsVisual(Visual):
         self.update()
 
     def _prepare_transforms(self, view: Any) -> None:
-        view.view_program.vert["visual_to_scene"] = view.get_transform("visual", "scene")
-        view.view_program.vert["scene_to_render"] = view.get_transform("scene", "render")
+        pass  # folded into u_mvp by _prepare_draw
 
     def _prepare_draw(self, view: Any) -> bool:
-        return self._count > 0
+        if self._count == 0:
+            return False
+        # Every transform between here and the framebuffer is linear in homogeneous
+        # coordinates (matrix, scale-translate, perspective), so the chain is one matrix:
+        # mapping the basis gives its rows in gloo's (transposed) layout.
+        view.view_program["u_mvp"] = _matrix_of(view.get_transform("visual", "render"))
+        if self._mode == "height":
+            view.view_program["u_zrow"] = _matrix_of(view.get_transform("visual", "scene"))[:, 2]
+        return True
 
     def _compute_bounds(self, axis: int, view: Any) -> tuple[float, float] | None:
         return None
 
+
+def _matrix_of(transform: Any) -> np.ndarray:
+    """The 4x4 matrix of a linear (homogeneous) transform, transposed: row i = map(e_i)."""
+    return np.asarray(transform.map(_BASIS), dtype=np.float32).reshape(4, 4)
+
+
+_BASIS = np.eye(4)
 
 Points = create_visual_node(PointsVisual)
