@@ -16,7 +16,7 @@ import numpy as np
 import vispy
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
-from vispy import scene
+from vispy import gloo, scene
 from vispy.scene.cameras import TurntableCamera
 from vispy.visuals.transforms import MatrixTransform
 
@@ -334,6 +334,8 @@ class SceneView(QWidget):
         self._triad_names: Any = None
 
         self._press: tuple[float, float] | None = None
+        self._fbo: Any = None
+        self._fbo_size: tuple[int, ...] = ()
         self.canvas.events.mouse_press.connect(self._on_mouse_press)
         self.canvas.events.mouse_move.connect(self._on_mouse_move)
         self.canvas.events.mouse_release.connect(self._on_mouse_release)
@@ -475,8 +477,23 @@ class SceneView(QWidget):
 
     # -- output ----------------------------------------------------------------------------
     def render_image(self) -> np.ndarray:
-        """(H, W, 4) uint8 of what is drawn, rendered now."""
-        return np.asarray(self.canvas.render(alpha=True))
+        """(H, W, 4) uint8 of what is drawn, rendered now (like ``SceneCanvas.render``, but
+        into one framebuffer kept while the size holds, not a new one per call)."""
+        canvas = self.canvas
+        canvas.set_current()
+        size = tuple(int(v * canvas.pixel_scale) for v in canvas.size)
+        if self._fbo is None or self._fbo_size != size:
+            shape = (size[1], size[0])
+            self._fbo = gloo.FrameBuffer(color=gloo.RenderBuffer(shape),
+                                         depth=gloo.RenderBuffer(shape))
+            self._fbo_size = size
+        canvas.push_fbo(self._fbo, (0, 0), canvas.size)
+        try:
+            canvas.context.clear(color=canvas.bgcolor, depth=True)
+            canvas.draw_visual(canvas.scene)
+            return np.asarray(self._fbo.read())
+        finally:
+            canvas.pop_fbo()
 
     def project(self, points: np.ndarray) -> np.ndarray:
         """(N, 3) world -> (N, 2) widget pixel coordinates (for picking)."""
