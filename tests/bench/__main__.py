@@ -10,12 +10,13 @@ from tests.bench import (
     bench_feeds,
     bench_gui,
     bench_plot,
+    bench_scene_view,
     bench_startup,
 )
 from tests.bench.common import MISSED, short_mode
 
 BENCHMARKS = (bench_bus_latency, bench_cloud_decode, bench_feeds, bench_gui, bench_plot,
-              bench_startup)
+              bench_scene_view, bench_startup)
 
 
 def main() -> None:
