@@ -239,7 +239,8 @@ class SceneModel:
         return drawables
 
     def default_fixed_frame(self, robot_id: str | None) -> str:
-        """The active robot's world/map frame, else the earth, else its base frame."""
+        """The active robot's world/map frame, else the earth, else the frame its data is
+        in, else its base frame."""
         frames = self.tree.frames()
         if robot_id:
             for name in ROOT_PREFERENCE:
@@ -247,6 +248,10 @@ class SceneModel:
                     return f"{robot_id}/{name}"
         if self.datum is not None or EARTH in frames:
             return EARTH
+        if robot_id:  # no transforms at all: the frame the robot's data is in
+            for layer in self.layers.values():
+                if layer.robot_id == robot_id and layer.models:
+                    return layer.frame_of(getattr(layer.models[0], "frame_id", ""))
         return namespaced(robot_id, BASE_FRAME) if robot_id else BASE_FRAME
 
 

@@ -1,0 +1,96 @@
+"""The 3D panel on the real simulated fleet over real zenoh, drawn by Mesa under Xvfb."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.bus.publisher import Publisher, Traffic
+from app.codec.registry import registry
+from tests.bus.helpers import wait_until_heard
+
+pytestmark = pytest.mark.gl
+TIMEOUT_MS = 20_000
+ROVER = "fleet/rover-1"
+
+
+def open_scene(window, robot: str):
+    panel = window.open_panel("scene3d", {"camera": "orbit"})
+    window.set_active_robot(robot)
+    return panel
+
+
+def layer_ok(panel, key: str) -> bool:
+    item = panel._wanted.get(key)
+    return item is not None and item.version >= 0 and not item.error and \
+        not item.frame_problem
+
+
+def test_the_rover_cloud_boxes_and_scene_are_drawn(make_main_window, fleet, qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = open_scene(window, "rover-1")
+    for key in (f"{ROVER}/lidar/points", f"{ROVER}/lidar/detections", f"{ROVER}/tf",
+                f"{ROVER}/scene", f"{ROVER}/uplink/motion"):
+        qtbot.waitUntil(lambda k=key: layer_ok(panel, k), timeout=TIMEOUT_MS)
+    cloud = panel._wanted[f"{ROVER}/lidar/points"]
+    [group] = panel.model.groups(cloud, panel.model.default_fixed_frame("rover-1"))
+    assert group.drawables.points is not None and len(group.drawables.points) == 20_000
+    boxes = panel._wanted[f"{ROVER}/lidar/detections"]
+    assert any(g.drawables.segments for g in panel.model.groups(boxes, "rover-1/world"))
+    assert panel.model.default_fixed_frame("rover-1") in ("rover-1/map", "rover-1/world")
+    image = panel.view.render_image()
+    background = image[0, 0, :3].astype(int)
+    drawn = np.abs(image[..., :3].astype(int) - background).sum(axis=-1) > 40
+    assert drawn.mean() > 0.02  # the cloud covers a good part of the view
+    qtbot.waitUntil(lambda: "ok" in panel.layer_status(f"{ROVER}/lidar/points",
+                                                       window_batch(window))[0],
+                    timeout=TIMEOUT_MS)
+
+
+def test_the_humanoid_body_and_the_car_traffic(make_main_window, fleet, qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = open_scene(window, "humanoid-1")
+    body = "fleet/humanoid-1/proprioception"
+    qtbot.waitUntil(lambda: layer_ok(panel, body), timeout=TIMEOUT_MS)
+    fixed = panel.model.default_fixed_frame("humanoid-1")
+    [group] = panel.model.groups(panel._wanted[body], fixed)
+    assert len(group.drawables.points) >= 10 and group.drawables.segments  # joints, bones
+    window.set_active_robot("car-1")
+    traffic = "fleet/car-1/entity_status"
+    qtbot.waitUntil(lambda: layer_ok(panel, traffic), timeout=TIMEOUT_MS)
+    groups = panel.model.groups(panel._wanted[traffic], panel.model.default_fixed_frame("car-1"))
+    texts = [t for g in groups for _, t, _ in g.drawables.texts]
+    assert len(texts) >= 3  # the ego car and the NPCs, each a labelled box
+
+
+def test_an_item_in_an_unknown_frame_is_not_drawn_and_says_why(make_main_window, fleet,
+                                                                qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = open_scene(window, "rover-1")
+    key = f"{ROVER}/debug/goal"
+    panel.accept_topic(key, "foxglove.PoseInFrame")
+    publisher = Publisher(fleet.hub, key, "foxglove.PoseInFrame", Traffic.TELEMETRY)
+    pose = registry().structs["foxglove.PoseInFrame"].new_message()
+    pose.frameId = "nowhere"
+    pose.init("pose").init("orientation").w = 1.0
+    payload = pose.to_bytes()
+    wait_until_heard(fleet.hub, key)
+
+    def shown_reason() -> bool:
+        publisher.put(payload)
+        item = panel._wanted.get(key)
+        return item is not None and "nowhere" in item.frame_problem
+
+    qtbot.waitUntil(shown_reason, timeout=TIMEOUT_MS)
+    text, _ = panel.layer_status(key, window_batch(window))
+    assert text.startswith("not drawn:") and "rover-1/nowhere" in text
+    assert not any(g.startswith(key + "|") for g in panel.view.group_ids())
+    publisher.close()
+
+
+def window_batch(window):
+    from app.station.frame import FrameBatch
+
+    station = window.station
+    return FrameBatch(0.0, station.status, window.active_robot, station.robots(),
+                      station.topics(), lanes=station.feeds.lane_stats())
