@@ -317,6 +317,9 @@ def test_grid_axes_and_frame_triads(view: SceneView) -> None:
     tx, ty = view.project(np.array([[5.0, 2.0, 0.25]]))[0].astype(int)
     image = view.render_image()
     assert image[ty - 1:ty + 2, tx - 1:tx + 2, 2].max() > 150  # the blue z axis of the triad
+    uploads = view.uploads
+    view.set_frame_triads([("base_link", frame.copy()), ("odom", np.eye(4))], show_names=True)
+    assert view.uploads == uploads  # the same frames again: nothing to do
     view.set_frame_triads([("base_link", frame), ("odom", np.eye(4))], show_names=False)
     assert 0 < not_background(view.render_image()).sum() < with_names
     view.set_frame_triads([], show_names=True)
