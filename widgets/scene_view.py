@@ -331,6 +331,7 @@ class SceneView(QWidget):
                                         method="gl", width=2.0, parent=self.view.scene)
         self._axes.order = -5
         self._triads: Any = None
+        self._triads_key: tuple[list[str], bytes, bool] | None = None
         self._triad_names: Any = None
 
         self._press: tuple[float, float] | None = None
@@ -450,8 +451,13 @@ class SceneView(QWidget):
         self._axes.visible = bool(visible)
 
     def set_frame_triads(self, frames: list[tuple[str, np.ndarray]], show_names: bool) -> None:
-        """A small triad (and its name) per (name, 4x4 frame -> world); one visual for all."""
+        """A small triad (and its name) per (name, 4x4 frame -> world); one visual for all.
+        The same frames again (names, matrices, show_names) upload nothing."""
         matrices = [np.asarray(m, dtype=np.float64).reshape(4, 4) for _, m in frames]
+        key = ([name for name, _ in frames], np.array(matrices).tobytes(), bool(show_names))
+        if key == self._triads_key:
+            return
+        self._triads_key = key
         keep = [i for i, m in enumerate(matrices) if np.all(np.isfinite(m))]
         if self._triads is None:
             if not keep:
@@ -466,6 +472,7 @@ class SceneView(QWidget):
             return
         pos = np.concatenate([_triad_lines(matrices[i], TRIAD_LENGTH) for i in keep])
         self._triads.set_data(pos=pos, color=_triad_colors(len(keep)), connect="segments")
+        self.uploads += 1
         self._triads.visible = True
         names = [frames[i][0] for i in keep]
         if show_names and any(names):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QImage
 
 from widgets.scene_view import BACKGROUND, SceneView
 
@@ -317,6 +318,9 @@ def test_grid_axes_and_frame_triads(view: SceneView) -> None:
     tx, ty = view.project(np.array([[5.0, 2.0, 0.25]]))[0].astype(int)
     image = view.render_image()
     assert image[ty - 1:ty + 2, tx - 1:tx + 2, 2].max() > 150  # the blue z axis of the triad
+    uploads = view.uploads
+    view.set_frame_triads([("base_link", frame.copy()), ("odom", np.eye(4))], show_names=True)
+    assert view.uploads == uploads  # the same frames again: nothing to do
     view.set_frame_triads([("base_link", frame), ("odom", np.eye(4))], show_names=False)
     assert 0 < not_background(view.render_image()).sum() < with_names
     view.set_frame_triads([], show_names=True)
@@ -354,3 +358,17 @@ def test_top_view_pans_with_the_left_button(view: SceneView, qtbot) -> None:
     after = view.project(np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 5.0]]))
     assert np.allclose(after[0] - before, (40, -20), atol=2)  # the ground follows the mouse
     assert np.allclose(after[0], after[1], atol=1)  # still looking straight down
+
+
+def test_the_on_screen_paint_draws_the_cloud_too(view: SceneView, qtbot) -> None:
+    red_cloud(view)
+    view.canvas.native.repaint()
+    qtbot.wait(20)
+    shot = view.canvas.native.grabFramebuffer().convertToFormat(QImage.Format.Format_RGBA8888)
+    image = np.frombuffer(shot.constBits(), np.uint8).reshape(
+        shot.height(), shot.bytesPerLine() // 4, 4)[:, :shot.width()]
+    red = red_mask(image)
+    assert red.sum() > 50
+    scale = shot.width() / W  # device pixels on a high-dpi screen
+    x0, x1, y0, y1 = region(view, PATCH_CORNERS)
+    assert inside(red, (x0 * scale, x1 * scale, y0 * scale, y1 * scale))
