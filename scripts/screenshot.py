@@ -30,15 +30,19 @@ def main() -> int:
     window.resize(1600, 960)
     window.show()
 
-    def shoot() -> None:
-        rover = next((r for r in window.station.robots() if r.robot_id == "rover-1"), None)
-        if rover is not None:
+    def choose_rover() -> None:
+        if any(r.robot_id == "rover-1" for r in window.station.robots()):
             window.set_active_robot("rover-1")
+        else:
+            QTimer.singleShot(500, choose_rover)
+
+    def shoot() -> None:
         OUTPUT.parent.mkdir(exist_ok=True)
         window.grab().save(str(OUTPUT))
         print(f"saved {OUTPUT}")
         window.close()
 
+    QTimer.singleShot(1000, choose_rover)
     QTimer.singleShot(SETTLE_MS, shoot)
     return app.exec()
 
