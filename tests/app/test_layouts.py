@@ -12,7 +12,7 @@ import pytest
 from app import resources
 from app.layouts import FORMAT, VERSION, DockRecord, Layout, LayoutError, parse_layout, read_layout
 
-KNOWN = ["robots", "topics", "inspector", "plot"]
+KNOWN = ["robots", "topics", "inspector", "plot", "scene3d"]
 
 
 def layout_json(**changes: object) -> dict:
@@ -96,7 +96,7 @@ def test_each_bad_layout_is_refused_with_a_clear_message(data: object, expected:
 
 def test_an_unknown_panel_message_lists_the_known_ones() -> None:
     message = refused(layout_json(docks=[{"panel_id": "camera", "object_name": "c"}]))
-    assert "panel #1" in message and "robots, topics" in message
+    assert "panel #1" in message and "robots, scene3d, topics" in message
 
 
 def test_window_bytes_are_base64_in_the_file() -> None:

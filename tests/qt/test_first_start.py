@@ -59,3 +59,21 @@ def test_fit_to_screen_keeps_the_window_on_its_screen(make_main_window, qtbot) -
     assert window.width() >= 0.85 * area.width() and window.height() >= 0.85 * area.height()
     centre = window.frameGeometry().center()
     assert abs(centre.x() - area.center().x()) <= 1 and abs(centre.y() - area.center().y()) <= 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="needs xvfb-run")
+def test_layout_option_starts_with_that_layout(tmp_path: Path) -> None:
+    """``fieldstation --layout "Teleop station"`` opens it (the 3D view large), not the
+    default; the window shows live data of the embedded fleet, then closes."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "xcb", "FIELDSTATION_CONFIG_DIR": str(tmp_path),
+           "FIELDSTATION_EXIT_AFTER_FIRST_PAINT": "live"}
+    result = subprocess.run(
+        ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24",
+         sys.executable, "-m", "app.cli", "--layout", "Teleop station"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=90)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "live-data" in result.stdout
+    layout = json.loads((tmp_path / "last-layout.json").read_text())
+    panels = sorted(d["panel_id"] for d in layout["docks"])
+    assert panels == ["inspector", "plot", "robots", "scene3d"]

@@ -71,7 +71,8 @@ def test_a_layout_round_trips_exactly(laptop: MainWindow, qtbot) -> None:
     assert without_window(again) == without_window(saved)
     assert {name: panel.save_state() for name, panel in laptop.panels().items()} == states
     assert json.loads(again)["docks"][4]["tab_with"] == "plot#1"  # the tabs came back
-    assert laptop.tabifiedDockWidgets(dock(laptop, "plot#2")) == [dock(laptop, "plot#1")]
+    assert set(laptop.tabifiedDockWidgets(dock(laptop, "plot#2"))) == \
+        {dock(laptop, "plot#1"), dock(laptop, "inspector#1")}
     assert laptop.dockWidgetArea(dock(laptop, "plot#3")) == Qt.DockWidgetArea.BottomDockWidgetArea
 
 
@@ -94,20 +95,21 @@ def test_field_laptop_puts_tables_left_and_data_right(make_main_window, qtbot) -
     left = {n for n in window.panels()
             if window.dockWidgetArea(dock(window, n)) == Qt.DockWidgetArea.LeftDockWidgetArea}
     assert left == {"robots#1", "topics#1"}
-    robots, topics, inspector = (dock(window, n) for n in ("robots#1", "topics#1", "inspector#1"))
-    qtbot.waitUntil(lambda: robots.x() < inspector.x())
+    robots, topics, scene = (dock(window, n) for n in ("robots#1", "topics#1", "scene3d#1"))
+    qtbot.waitUntil(lambda: robots.x() < scene.x())
     assert topics.height() > robots.height()  # the long table gets the room
-    assert inspector.width() > 0.4 * window.width()
+    assert scene.width() > 0.5 * window.width()  # the 3D view gets most of the room
+    assert scene.height() > dock(window, "plot#1").height()
 
 
 def test_teleop_station_gives_the_view_the_most_room(make_main_window, qtbot) -> None:
     window = make_main_window(show=True)
     window.load_named_layout("Teleop station")
-    view, robots = dock(window, "plot#1"), dock(window, "robots#1")
+    view, robots = dock(window, "scene3d#1"), dock(window, "robots#1")
     qtbot.waitUntil(lambda: view.isVisible() and robots.isVisible())
     qtbot.waitUntil(lambda: view.height() > 2 * robots.height())
     assert view.width() > 0.9 * window.width()
-    assert window.tabifiedDockWidgets(view) == [dock(window, "inspector#1")]
+    assert window.tabifiedDockWidgets(dock(window, "plot#1")) == [dock(window, "inspector#1")]
 
 
 def corrupt(text: str, kind: str) -> str:
