@@ -7,11 +7,13 @@ from tests.bench import (
     bench_cloud_decode,
     bench_gui,
     bench_plot,
+    bench_soak,
     bench_startup,
 )
 from tests.bench.common import short_mode
 
-BENCHMARKS = (bench_bus_latency, bench_cloud_decode, bench_gui, bench_plot, bench_startup)
+BENCHMARKS = (bench_bus_latency, bench_cloud_decode, bench_gui, bench_plot, bench_startup,
+              bench_soak)
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 def short_mode() -> bool:
@@ -35,13 +35,19 @@ def fmt_seconds(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
-def report(name: str, measured: float, baseline: float, target: float | None = None) -> str:
-    """One line: the ratio first (comparable across machines), absolute times after."""
+def fmt_mib(kib: float) -> str:
+    return f"{kib / 1024:.1f} MiB"
+
+
+def report(name: str, measured: float, baseline: float, target: float | None = None,
+           fmt: Callable[[float], str] = fmt_seconds) -> str:
+    """One line: the ratio first (comparable across machines), absolute figures after
+    (times unless ``fmt`` says otherwise)."""
     ratio = measured / baseline if baseline > 0 else float("inf")
     verdict = ""
     if target is not None:
         verdict = f"  [target ≤ {target:g}x: {'met' if ratio <= target else 'MISSED'}]"
     line = (f"{name}: {ratio:.2f}x{verdict}  "
-            f"(measured {fmt_seconds(measured)}, baseline {fmt_seconds(baseline)})")
+            f"(measured {fmt(measured)}, baseline {fmt(baseline)})")
     print(line, flush=True)
     return line
