@@ -170,8 +170,12 @@ def _validate(reader: Any, schema: Any, message: DecodedMessage, reg: SchemaRegi
         elif kind == "list":
             _validate_items(reader._get(name), inner, message, reg)
         elif kind == "data":
-            if reader._has(name):  # an unset Data field has no buffer to view
-                reader.get_data_as_view(name)
+            # Reading the field checks its bounds. Not get_data_as_view(): in pycapnp 2.2 it
+            # leaks a reference to the reader (PyBuffer_FillInfo's, which
+            # PyMemoryView_FromBuffer never releases), so every message it touched stayed
+            # in memory with its whole payload. A copy of the bytes, freed at once, is what
+            # list elements of Data cost already.
+            reader._get(name)
         else:
             reader._get(name)
 
