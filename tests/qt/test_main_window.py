@@ -21,3 +21,20 @@ def test_status_bar_shows_robots_online(make_main_window, fleet, qtbot) -> None:
     qtbot.waitUntil(lambda: "3 robots online" in window._robots_label.text(), timeout=10_000)
     wait_for(lambda: {r.robot_id for r in window.station.robots() if r.catalog} ==
              {"rover-1", "humanoid-1", "car-1"}, timeout=10)
+
+
+def test_sigterm_closes_the_window_and_saves_the_layout(make_main_window, qtbot) -> None:
+    import os
+    import signal
+
+    from app.qt.start import close_on_sigterm
+
+    window = make_main_window(show=True, start_clock=False)
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        close_on_sigterm(window)
+        os.kill(os.getpid(), signal.SIGTERM)
+        qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert (window.config_dir / "last-layout.json").is_file()
