@@ -1,7 +1,10 @@
 """Memory probe for soak runs: with ``FIELDSTATION_TRACEMALLOC=FILE`` the GUI traces Python
 allocations and appends to FILE, every ``FIELDSTATION_TRACEMALLOC_S`` seconds (default 60),
 the Python heap size, the process RSS and the allocation sites that grew most since the
-first snapshot (taken once the window has settled). Costs nothing when unset."""
+first snapshot (taken once the window has settled); ``FIELDSTATION_TRACEMALLOC_FRAMES``
+(default 1) frames of each site. Costs nothing when unset; when set, every allocation is
+traced, so the window runs several times slower (a diagnostic, not a mode to measure
+speed or RSS in: compare the sites' growth, not the figures)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from PySide6.QtCore import QObject, QTimer
 
 ENV = "FIELDSTATION_TRACEMALLOC"
 PERIOD_ENV = "FIELDSTATION_TRACEMALLOC_S"
+FRAMES_ENV = "FIELDSTATION_TRACEMALLOC_FRAMES"
 TOP = 25
 
 
@@ -33,7 +37,7 @@ def rss_kib(pid: int | str = "self") -> int | None:
 
 
 class _Probe(QObject):
-    def __init__(self, parent: QObject, path: Path, period_s: float) -> None:
+    def __init__(self, parent: QObject, path: Path, period_s: float, frames: int) -> None:
         import tracemalloc
 
         super().__init__(parent)
@@ -41,7 +45,8 @@ class _Probe(QObject):
         self._path = path
         self._started = time.monotonic()
         self._base: tracemalloc.Snapshot | None = None
-        tracemalloc.start(8)
+        self._group = "traceback" if frames > 1 else "lineno"
+        tracemalloc.start(frames)
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._dump)
         self._timer.start(round(period_s * 1000))
@@ -57,7 +62,7 @@ class _Probe(QObject):
             self._base = snapshot
             lines.append("(baseline snapshot)")
         else:
-            for stat in snapshot.compare_to(self._base, "traceback")[:TOP]:
+            for stat in snapshot.compare_to(self._base, self._group)[:TOP]:
                 if stat.size_diff <= 0:
                     continue
                 lines.append(f"{stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks  "
@@ -72,4 +77,5 @@ def install(parent: QObject) -> None:
     if not requested():
         return
     period = float(os.environ.get(PERIOD_ENV, "") or 60)
-    _Probe(parent, Path(os.environ[ENV]), period)
+    frames = max(1, int(os.environ.get(FRAMES_ENV, "") or 1))
+    _Probe(parent, Path(os.environ[ENV]), period, frames)
