@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 import traceback
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from PySide6.QtCore import QStandardPaths
+from PySide6.QtCore import QStandardPaths, QTimer
 from PySide6.QtWidgets import QWidget
 
 from app import logs
-from app.qt import first_paint
+from app.qt import first_paint, mem_probe
 from app.qt.application import create_application
 from app.qt.main_window import MainWindow
 from app.qt.panel_api import PanelRegistry
@@ -61,8 +62,20 @@ def run_gui(choice: ConnectionChoice, layout: str = "") -> int:
         window.restore_last_layout)
     if first_paint.requested():  # installed last, so its filter runs first (Qt: LIFO)
         first_paint.report_and_close(window)
+    close_on_sigterm(window)
+    mem_probe.install(window)
     window.show()
     return app.exec()
+
+
+def close_on_sigterm(window: MainWindow) -> None:
+    """SIGTERM closes the window as its close button does: the layout is saved and the
+    embedded fleet stopped (instead of the process dying with the fleet left to notice)."""
+    signal.signal(signal.SIGTERM, lambda *_: QTimer.singleShot(0, window.close))
+    # Python runs signal handlers only between bytecodes: keep some running while idle.
+    wake = QTimer(window)
+    wake.timeout.connect(lambda: None)
+    wake.start(250)
 
 
 def self_test() -> int:

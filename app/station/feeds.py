@@ -42,7 +42,8 @@ from app.station.interests import (
 from app.station.series import SeriesBuffer
 
 INSPECT_MAX_LIST = 16
-PENDING_PER_KEY = 4096  # samples waiting for a series or stream on one lane
+PENDING_PER_KEY = 4096  # samples waiting for a series or stream on one lane...
+PENDING_BYTES = 64 * 1024 * 1024  # ...and their bytes: a cloud key's backlog stays bounded
 DEFAULT_TICK_S = 1 / 30  # newest-wins work runs at most this often per key
 CHECK_MAX_BYTES = 64 * 1024  # unwanted keys this small are still checked for decode errors
 CHECK_PERIOD_S = 0.5  # ...at most this often per key
@@ -133,6 +134,7 @@ class Lane:
         self._hub = hub
         self._cond = threading.Condition()
         self._queue: deque[RawSample] = deque()
+        self._queued_bytes = 0
         self._newest: RawSample | None = None
         self._next_at = 0.0
         self._frame_at = -1  # the hub's frame count when this lane last published
@@ -147,10 +149,12 @@ class Lane:
         plan = self.plan
         with self._cond:
             if plan.every:
-                if len(self._queue) >= PENDING_PER_KEY:
-                    self._queue.popleft()
-                    self.dropped += 1
                 self._queue.append(sample)
+                self._queued_bytes += _size(sample)
+                while len(self._queue) > PENDING_PER_KEY or (
+                        self._queued_bytes > PENDING_BYTES and len(self._queue) > 1):
+                    self._queued_bytes -= _size(self._queue.popleft())
+                    self.dropped += 1
             if plan.newest:
                 if self._newest is not None and not plan.every:
                     self.dropped += 1  # superseded before its turn
@@ -194,6 +198,7 @@ class Lane:
             if self._queue or newest_due:
                 batch = list(self._queue)
                 self._queue.clear()
+                self._queued_bytes = 0
                 newest = None
                 if newest_due:
                     newest, self._newest = self._newest, None
@@ -299,6 +304,10 @@ class Lane:
                                     sample.seq, version)
         if interest in self.plan.converted:
             self._hub.converted[interest] = result
+
+
+def _size(sample: RawSample) -> int:
+    return len(sample.payload) + (len(sample.attachment) if sample.attachment else 0)
 
 
 class _Checker:

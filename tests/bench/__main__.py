@@ -10,13 +10,15 @@ from tests.bench import (
     bench_feeds,
     bench_gui,
     bench_plot,
+    bench_scene,
     bench_scene_view,
+    bench_soak,
     bench_startup,
 )
 from tests.bench.common import MISSED, short_mode
 
 BENCHMARKS = (bench_bus_latency, bench_cloud_decode, bench_feeds, bench_gui, bench_plot,
-              bench_scene_view, bench_startup)
+              bench_scene, bench_scene_view, bench_startup, bench_soak)
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 MISSED: list[str] = []  # report lines whose target was missed in this run
 
@@ -37,14 +37,20 @@ def fmt_seconds(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
-def report(name: str, measured: float, baseline: float, target: float | None = None) -> str:
-    """One line: the ratio first (comparable across machines), absolute times after."""
+def fmt_mib(kib: float) -> str:
+    return f"{kib / 1024:.1f} MiB"
+
+
+def report(name: str, measured: float, baseline: float, target: float | None = None,
+           fmt: Callable[[float], str] = fmt_seconds) -> str:
+    """One line: the ratio first (comparable across machines), absolute figures after
+    (times unless ``fmt`` says otherwise)."""
     ratio = measured / baseline if baseline > 0 else float("inf")
     verdict = ""
     if target is not None:
         verdict = f"  [target ≤ {target:g}x: {'met' if ratio <= target else 'MISSED'}]"
     line = (f"{name}: {ratio:.2f}x{verdict}  "
-            f"(measured {fmt_seconds(measured)}, baseline {fmt_seconds(baseline)})")
+            f"(measured {fmt(measured)}, baseline {fmt(baseline)})")
     if target is not None and not ratio <= target:
         MISSED.append(line)
     print(line, flush=True)

@@ -52,3 +52,20 @@ def test_panels_keep_their_feeds_across_a_reconnect(make_main_window, fleet, fre
     qtbot.waitUntil(lambda: station.topics().get(MOTION) is not None, timeout=10_000)
     shown = inspector._shown  # what the old session showed, or the new one's first
     qtbot.waitUntil(lambda: inspector._shown is not shown, timeout=5_000)  # still live
+
+
+def test_sigterm_closes_the_window_and_saves_the_layout(make_main_window, qtbot) -> None:
+    import os
+    import signal
+
+    from app.qt.start import close_on_sigterm
+
+    window = make_main_window(show=True, start_clock=False)
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        close_on_sigterm(window)
+        os.kill(os.getpid(), signal.SIGTERM)
+        qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert (window.config_dir / "last-layout.json").is_file()
