@@ -26,8 +26,8 @@ from app.convert.isaac import encode_buffers, fill_tensor
 from app.qt.application import create_application
 from app.station.interests import Converted
 from app.station.station import Station
+from tests.bench.bench_scene_view import bare_points_frame_s
 from tests.bench.common import iterations, median, report, short_mode
-from tests.bench.scene_baseline import bare_points_frame_s
 from tests.conftest import free_port
 
 KEY = "fleet/bench-1/lidar/points"
@@ -72,7 +72,8 @@ def view_pipeline(points: int, frames: int) -> tuple[list[float], list[float], i
     view.show()
     view.look_at((0.0, 0.0, 0.0), 30.0)
     group = view.group("cloud")
-    group.set_point_style("height", (1.0, 1.0, 1.0, 1.0), 2.0, None)
+    # as the panel draws a cloud with intensities by default: coloured by intensity
+    group.set_point_style("value", (1.0, 1.0, 1.0, 1.0), 2.0, None)
     latencies, gui = [], []
     with BusSession(BusConfig(listen=[endpoint])) as robot:
         station = Station(BusConfig(connect=[endpoint]))
