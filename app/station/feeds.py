@@ -5,7 +5,7 @@ interests (``app.station.interests``). The zenoh thread asks :meth:`FeedHub.rout
 sample goes: a key nobody wants is counted by the subscription and never copied. Each wanted
 key has a lane of its own — a thread — so one slow key (a cloud, a JPEG) never delays
 another. On its lane a sample is decoded at most once, whoever needs it; the newest sample
-wins for latest values and conversions (at most one per tick, superseded ones counted as
+wins for latest values and conversions (at most two per tick, superseded ones counted as
 dropped); series and streams see every sample in order. Results are frozen values in dicts
 the GUI thread reads at its tick; a version tells whether anything changed.
 """
@@ -44,7 +44,7 @@ from app.station.series import SeriesBuffer
 INSPECT_MAX_LIST = 16
 PENDING_PER_KEY = 4096  # samples waiting for a series or stream on one lane...
 PENDING_BYTES = 64 * 1024 * 1024  # ...and their bytes: a cloud key's backlog stays bounded
-DEFAULT_TICK_S = 1 / 30  # newest-wins work runs at most this often per key
+DEFAULT_TICK_S = 1 / 30  # the frame period; newest-wins work runs at most twice in one
 CHECK_MAX_BYTES = 64 * 1024  # unwanted keys this small are still checked for decode errors
 CHECK_PERIOD_S = 0.5  # ...at most this often per key
 
@@ -192,7 +192,9 @@ class Lane:
         while not self._stopped:
             now = time.monotonic()
             # Newest-wins work runs once the consumers took the last result (a frame went
-            # by), or a tick after it for consumers that take no frames.
+            # by), else half a tick after the last: a sample that comes just after a
+            # conversion still makes the next frame (waiting for the frame itself would show
+            # it a frame late), and conversions stay within two per frame.
             newest_due = self._newest is not None and (
                 now >= self._next_at or self._hub.frames != self._frame_at)
             if self._queue or newest_due:
@@ -202,7 +204,7 @@ class Lane:
                 newest = None
                 if newest_due:
                     newest, self._newest = self._newest, None
-                    self._next_at = now + self._hub.tick_s
+                    self._next_at = now + self._hub.tick_s / 2
                     self._frame_at = self._hub.frames
                 return batch, newest
             self._cond.wait(self._next_at - now if self._newest is not None else None)
