@@ -100,6 +100,7 @@ class SceneGroup:
         self._versions: dict[str, int | None] = {
             "points": None, "segments": None, "mesh": None, "texts": None}
         # point style and the data its automatic ranges need
+        self._style: tuple[Any, ...] = ()  # the last set_point_style arguments
         self._color_by = "flat"
         self._color: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
         self._size = 2.0
@@ -132,7 +133,8 @@ class SceneGroup:
 
     def set_visible(self, visible: bool) -> None:
         for node in self._nodes:
-            node.visible = bool(visible)
+            if node.visible != bool(visible):  # a change repaints; the same value must not
+                node.visible = bool(visible)
 
     def clear(self) -> None:
         """Empties the visuals (keeps them); the next data of any version is uploaded."""
@@ -179,6 +181,10 @@ class SceneGroup:
         """color_by: "height" (world z), "value", "rgb" or "flat"; never re-uploads points."""
         if color_by not in ("height", "value", "rgb", "flat"):
             raise ValueError(f"unknown color_by {color_by!r}")
+        style = (color_by, _rgba(color), float(size), value_range)
+        if style == self._style:  # called every frame by panels: only a change repaints
+            return
+        self._style = style
         self._color_by = color_by
         self._color = _rgba(color)
         self._size = float(size)
