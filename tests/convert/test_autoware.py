@@ -7,31 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from app.codec.decode import DecodedMessage, decode, encoding_for
-from app.codec.registry import registry
 from app.convert.autoware import NEUTRAL, NOMINAL_SIZES, TYPE_COLORS
 from app.convert.models import Boxes, Poses
 from app.convert.registry import ConversionError, get_converter, scene_converter_for
+from tests.convert.helpers import convert, new, wire
 
 ENTITY = "autoware.traffic_simulator_msgs.EntityStatus"
 REQUEST = "autoware.simulation_api_schema.UpdateEntityStatusRequest"
 S = math.sqrt(0.5)
 
 
-def new(type_name: str):
-    return registry().structs[type_name].new_message()
-
-
-def wire(message) -> DecodedMessage:
-    type_name = registry().name_of(message.schema.node.id)
-    payload = message.to_bytes()
-    message.clear_write_flag()  # tests edit and re-send the same builder
-    return decode(encoding_for(type_name), payload)
-
-
-def convert(message):
-    decoded = wire(message)
-    return get_converter(scene_converter_for(decoded.type_name))(decoded)
 
 
 def set_pose(pose, x=10.0, y=20.0, z=0.0, yaw_deg=90.0) -> None:

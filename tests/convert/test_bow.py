@@ -7,27 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from app.codec.decode import DecodedMessage, decode, encoding_for
-from app.codec.registry import registry
 from app.convert.bow import euler_matrix, to_scene
 from app.convert.models import PointCloud, Scene, SceneChange, Skeletons
 from app.convert.registry import ConversionError, get_converter, scene_converter_for
-
-
-def new(type_name: str):
-    return registry().structs[type_name].new_message()
-
-
-def wire(message) -> DecodedMessage:
-    type_name = registry().name_of(message.schema.node.id)
-    payload = message.to_bytes()
-    message.clear_write_flag()  # tests edit and re-send the same builder
-    return decode(encoding_for(type_name), payload)
-
-
-def convert(message):
-    decoded = wire(message)
-    return get_converter(scene_converter_for(decoded.type_name))(decoded)
+from tests.convert.helpers import convert, new, wire
 
 
 def set_transform(transform, part, position, euler=(0.0, 0.0, 0.0), link="base") -> None:

@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from app.codec.decode import DecodedMessage, decode, encoding_for
-from app.codec.registry import registry
+from app.codec.decode import decode, encoding_for
 from app.convert.fleet import (
     KEEPOUT_ALPHA,
     NEUTRAL,
@@ -19,24 +18,11 @@ from app.convert.fleet import (
 )
 from app.convert.models import WGS84, Poses, Scene, SceneChange
 from app.convert.registry import ConversionError, get_converter, scene_converter_for
+from tests.convert.helpers import convert, new
 
 LON, LAT, ALT = 8.5456, 47.3977, 408.0
 
 
-def new(type_name: str):
-    return registry().structs[type_name].new_message()
-
-
-def wire(message) -> DecodedMessage:
-    type_name = registry().name_of(message.schema.node.id)
-    payload = message.to_bytes()
-    message.clear_write_flag()  # tests edit and re-send the same builder
-    return decode(encoding_for(type_name), payload)
-
-
-def convert(message):
-    decoded = wire(message)
-    return get_converter(scene_converter_for(decoded.type_name))(decoded)
 
 
 def set_pose(pose, lon=LON, lat=LAT, alt=ALT, heading=0.0) -> None:

@@ -12,21 +12,7 @@ from widgets.scene_view import SceneView
 
 pytestmark = [pytest.mark.gl,
               pytest.mark.filterwarnings("ignore:.*QMouseEvent.pos:DeprecationWarning")]
-W, H = 320, 240
 RED = (1.0, 0.0, 0.0, 1.0)
-
-
-@pytest.fixture
-def view(qtbot) -> SceneView:
-    widget = SceneView()
-    qtbot.addWidget(widget)
-    widget.resize(W, H)
-    widget.show()
-    qtbot.waitExposed(widget)
-    widget.set_grid_visible(False)
-    widget.set_axes_visible(False)
-    widget.look_at((0.0, 0.0, 0.0), 20.0)
-    return widget
 
 
 def draw(view: SceneView, model: object) -> np.ndarray:
