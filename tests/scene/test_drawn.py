@@ -8,7 +8,6 @@ import pytest
 
 from app.convert.models import Box, Boxes, PointCloud, Skeleton, Skeletons
 from app.scene.layers import SceneModel
-from tests.widgets.test_scene_view import view  # noqa: F401
 from widgets.scene_view import SceneView
 
 pytestmark = [pytest.mark.gl,
