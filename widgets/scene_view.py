@@ -9,12 +9,13 @@ with a version: a group touches the GPU only when the version changes.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import vispy
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from vispy import gloo, scene
 from vispy.scene.cameras import TurntableCamera
@@ -37,6 +38,7 @@ TRIAD_LENGTH = 0.5  # m
 AXES_LENGTH = 1.0  # m
 TEXT_POINTS = 9  # ~12 px at 96 dpi
 CLICK_SLOP = 4.0  # px a click may move and still be a click
+MAX_PAINT_SHARE = 0.35  # of the GUI thread's time a slow renderer's paints may take
 
 TRANSLUCENT_ORDER = 10  # translucent meshes draw after everything opaque, of every group
 TEXT_ORDER = 20
@@ -54,6 +56,38 @@ def _rgba(color: Sequence[float] | np.ndarray) -> tuple[float, float, float, flo
 def _vispy_matrix(matrix: np.ndarray) -> np.ndarray:
     """Row-major math convention (p_world = M @ [p, 1]) -> vispy's (row vectors: p @ M.T)."""
     return np.ascontiguousarray(np.asarray(matrix, dtype=np.float64).reshape(4, 4).T)
+
+
+class PacedCanvas(scene.SceneCanvas):
+    """A canvas that repaints at most as often as its own paint cost allows.
+
+    On a fast GPU a paint takes a millisecond and nothing changes. On a slow (software)
+    renderer a 200k-point cloud takes ~50 ms a paint: repainted on every change (a new cloud,
+    a camera following the robot), it would take the whole GUI thread. Here paints take at
+    most ``MAX_PAINT_SHARE`` of it; a change in between is drawn when the pause ends."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._next_paint = 0.0  # time.monotonic() before which no paint starts (the base
+        super().__init__(*args, **kwargs)  # class asks for updates while it is made)
+        self.unfreeze()  # vispy freezes its objects' attributes
+        self._later = QTimer(self.native)  # goes with the widget, never fires after it
+        self._later.setSingleShot(True)
+        self._later.timeout.connect(lambda: scene.SceneCanvas.update(self))
+        self.freeze()
+
+    def update(self, node: Any = None) -> None:
+        delay = self._next_paint - time.monotonic()
+        if delay <= 0:
+            super().update(node)
+        elif not self._later.isActive():
+            self._later.start(math.ceil(delay * 1000))
+
+    def on_draw(self, event: Any) -> None:
+        started = time.perf_counter()
+        super().on_draw(event)
+        gloo.finish()  # the renderer's real cost, not only the queued calls
+        cost = time.perf_counter() - started
+        self._next_paint = time.monotonic() + cost * (1 / MAX_PAINT_SHARE - 1)
 
 
 class _TopCamera(TurntableCamera):
@@ -306,7 +340,7 @@ class SceneView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.uploads = 0
-        self.canvas = scene.SceneCanvas(keys=None, show=False, bgcolor=BACKGROUND,
+        self.canvas = PacedCanvas(keys=None, show=False, bgcolor=BACKGROUND,
                                         size=(320, 240), parent=self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
