@@ -56,9 +56,8 @@ class Scene3DPanel(PanelBase):
     def __init__(self, host: PanelHost) -> None:
         super().__init__(host)
         # numpy, vispy and the scene model are paid for when a 3D view opens, not at start-up
-        from widgets.scene_view import SceneView
-
         from app.scene.layers import SceneModel
+        from widgets.scene_view import SceneView
 
         self.view = SceneView()
         self.model = SceneModel()
@@ -116,8 +115,11 @@ class Scene3DPanel(PanelBase):
 
     # -- the panel contract --------------------------------------------------------------
     def interests(self) -> set[Interest]:
-        return {Converted(layer.key, layer.converter) for layer in self._wanted.values()
+        return {self._interest(layer) for layer in self._wanted.values()
                 if self._style(layer.key).visible}
+
+    def _interest(self, layer: Layer) -> Converted:
+        return Converted(layer.key, layer.converter, self._style(layer.key).voxel_m)
 
     def accept_topic(self, key: str, type_name: str) -> bool:
         if type_name and scene_converter_for(type_name) is None:
@@ -167,7 +169,7 @@ class Scene3DPanel(PanelBase):
         if batch.tables_changed or not self._wanted:
             self._choose_layers(batch)
         for layer in self._wanted.values():
-            value = batch.converted.get(Converted(layer.key, layer.converter))
+            value = batch.converted.get(self._interest(layer))
             if value is not None:
                 self.model.take(layer, value.value, value.version, value.error)
         fixed = self._fixed_frame or self.model.default_fixed_frame(self._active)
@@ -386,6 +388,7 @@ class Scene3DPanel(PanelBase):
         menu = QMenu(self)
         menu.addAction("Colour…", lambda: self._pick_colour(key))
         menu.addAction("Point size…", lambda: self._pick_size(key))
+        menu.addAction("Voxel decimation…", lambda: self._pick_voxel(key))
         by = menu.addMenu("Colour points by")
         for mode in ("auto", "height", "value", "rgb", "flat"):
             action = QAction(mode, by, checkable=True, checked=style.color_by == mode)
@@ -407,6 +410,18 @@ class Scene3DPanel(PanelBase):
                                           self._style(key).point_size, 0.5, 20, 1)
         if ok:
             self._style(key).point_size = size
+
+    def _pick_voxel(self, key: str) -> None:
+        size, ok = QInputDialog.getDouble(
+            self, "Voxel decimation", "Keep one point per cube of (m; 0 = every point):",
+            self._style(key).voxel_m, 0.0, 10.0, 2)
+        if ok:
+            self.set_voxel(key, size)
+
+    def set_voxel(self, key: str, size_m: float) -> None:
+        """Clouds of this layer kept to one point per ``size_m`` cube (0: all), decimated
+        on the topic's lane, before they reach the GUI thread."""
+        self._style(key).voxel_m = max(0.0, float(size_m))
 
     def _set_color_by(self, key: str, mode: str) -> None:
         self._style(key).color_by = mode

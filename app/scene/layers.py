@@ -49,10 +49,12 @@ class LayerStyle:
     color: RGBA | None = None  # None: the layer's palette colour
     point_size: float = 2.0
     color_by: str = "auto"  # auto | height | value | rgb | flat
+    voxel_m: float = 0.0  # > 0: clouds kept to one point per voxel of this size (slow GPUs)
 
     def to_dict(self) -> dict[str, Any]:
         return {"visible": self.visible, "color": list(self.color) if self.color else None,
-                "point_size": self.point_size, "color_by": self.color_by}
+                "point_size": self.point_size, "color_by": self.color_by,
+                "voxel_m": self.voxel_m}
 
     @classmethod
     def from_dict(cls, data: Any) -> LayerStyle:
@@ -70,6 +72,9 @@ class LayerStyle:
             style.point_size = float(size)
         if data.get("color_by") in ("auto", "height", "value", "rgb", "flat"):
             style.color_by = data["color_by"]
+        voxel = data.get("voxel_m")
+        if isinstance(voxel, int | float) and not isinstance(voxel, bool) and 0 <= voxel <= 10:
+            style.voxel_m = float(voxel)
         return style
 
 

@@ -29,10 +29,12 @@ class Series:
 @dataclass(frozen=True)
 class Converted:
     """The newest message of ``key`` turned into a display model by a named converter
-    (``app.convert.registry``)."""
+    (``app.convert.registry``); its point clouds kept to one point per ``voxel_m`` cube
+    when that is set (for slow GPUs)."""
 
     key: str
     converter: str
+    voxel_m: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,17 @@ def test_the_rover_cloud_boxes_and_scene_are_drawn(make_main_window, fleet, qtbo
                                                        window_batch(window))[0],
                     timeout=TIMEOUT_MS)
 
+    def points_drawn() -> int:
+        groups = panel.model.groups(cloud_layer(), panel.model.default_fixed_frame("rover-1"))
+        return sum(len(g.drawables.points) for g in groups if g.drawables.points is not None)
+
+    def cloud_layer():
+        return panel._wanted[f"{ROVER}/lidar/points"]
+
+    panel.set_voxel(f"{ROVER}/lidar/points", 1.0)  # for a slow GPU: decimated on the lane
+    qtbot.waitUntil(lambda: 0 < points_drawn() < 5_000, timeout=TIMEOUT_MS)
+    assert panel.save_state()["layers"][f"{ROVER}/lidar/points"]["voxel_m"] == 1.0
+
 
 def test_the_humanoid_body_and_the_car_traffic(make_main_window, fleet, qtbot) -> None:
     window = make_main_window(show=True)
