@@ -66,3 +66,16 @@ def test_no_panel_shadows_qwidget_update() -> None:
                  and "update" in vars(klass)]
     assert shadowing == []
     assert all(callable(getattr(cls, "on_frame", None)) for cls in load().classes())
+
+
+def test_the_start_up_path_leaves_numpy_vispy_and_pyqtgraph_for_later() -> None:
+    """The window paints before any of these ~0.1-0.5 s imports: they come with the first
+    plot, 3D view or decoded Data field, not with the window."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, app.qt.start as start; start.panel_registry(); "
+             "print(sorted(m for m in ('numpy', 'vispy', 'pyqtgraph') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "[]"

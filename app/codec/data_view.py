@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-_EMPTY = np.empty(0, np.uint8)
-_EMPTY.flags.writeable = False
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class _Pinned:
@@ -38,19 +36,27 @@ class _Pinned:
 def data_array(reader: Any, name: str) -> np.ndarray:
     """Data field ``name`` of struct ``reader`` as a read-only uint8 array viewing the message
     (no copy); empty when the field is unset."""
+    import numpy as np  # here, not at module level: keeps numpy off the start-up path
+
     if not reader._has(name):
-        return _EMPTY
+        return _empty(np)
     before = sys.getrefcount(reader)
     try:
         view = reader.get_data_as_view(name)
     except ValueError:  # a set but empty Data field: pycapnp cannot view a null pointer
-        return _EMPTY
+        return _empty(np)
     if view.obj is None and sys.getrefcount(reader) == before + 1:
         # pycapnp <= 2.2.4: PyBuffer_FillInfo took a reference the memoryview never releases.
         ctypes.pythonapi.Py_DecRef(ctypes.py_object(reader))
     if len(view) == 0:
-        return _EMPTY
+        return _empty(np)
     if view.obj is not None:  # a pycapnp whose view owns its exporter
         return np.frombuffer(view, np.uint8)
     address = np.frombuffer(view, np.uint8).ctypes.data
     return np.asarray(_Pinned(address, len(view), reader))
+
+
+def _empty(np: Any) -> np.ndarray:
+    empty = np.empty(0, np.uint8)
+    empty.flags.writeable = False
+    return empty

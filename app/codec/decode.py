@@ -37,7 +37,6 @@ from app.codec.fields import active_member
 from app.codec.framing import split_segments
 from app.codec.limits import KIB, Limits, limits_for, read_budget
 from app.codec.registry import SchemaRegistry, registry
-from app.codec.structure import check_structure
 
 ENCODING_PREFIX = "application/capnp;"
 # isaac structs whose bytes live in the attachment, indexed by dataBufferIndex.
@@ -117,6 +116,8 @@ def decode(
     if not eager:
         sizes = [len(segment) for segment in message.segments]
         body = memoryview(payload)[message.size - sum(sizes) :]
+        from app.codec.structure import check_structure  # numpy: off the start-up path
+
         check_structure(body, [size // 8 for size in sizes], limits.nesting,
                         read_budget(message.size))
     with reading():

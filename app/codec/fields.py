@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import capnp
-import numpy as np
 
 from app.codec.data_view import data_array
 from app.codec.errors import FieldPathError, reading
@@ -73,7 +72,7 @@ def _plain(value: Any, max_list: int | None, data_head: int) -> Any:
         return [_plain(v, max_list, data_head) for v in value]
     if isinstance(value, _DynamicEnum):
         return enum_value(value)
-    if isinstance(value, bytes | memoryview | np.ndarray):  # np.ndarray: a Data field's view
+    if isinstance(value, bytes | memoryview) or _is_array(value):  # arrays: Data field views
         return DataSummary(len(value), bytes(value[:data_head]))
     return value
 
@@ -179,3 +178,8 @@ def numeric_paths(schema: Any, prefix: str = "", depth: int = 6) -> list[str]:
         elif kind == "struct" and depth > 0:
             paths += numeric_paths(f.schema, name + ".", depth - 1)
     return paths
+
+
+def _is_array(value: Any) -> bool:
+    """A numpy array, without importing numpy (it is imported once a Data field is read)."""
+    return type(value).__module__ == "numpy" and type(value).__name__ == "ndarray"

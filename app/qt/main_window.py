@@ -44,11 +44,11 @@ SESSION_COLOURS = {"online": "#3fb950", "connecting": "#d29922", "offline": "#f8
 
 class MainWindow(QMainWindow):
     def __init__(self, registry: PanelRegistry, choice: ConnectionChoice,
-                 config_dir: Path, start_clock: bool = True) -> None:
+                 config_dir: Path, start_clock: bool = True, start_sim: bool = True) -> None:
         super().__init__()
         self.registry = registry
         self.config_dir = config_dir
-        self.connection = Connection(choice)
+        self.connection = Connection(choice, start_sim)
         self.active_robot: str | None = None
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}

@@ -55,11 +55,19 @@ def run_gui(choice: ConnectionChoice, layout: str = "") -> int:
     """The window; with ``layout`` it starts with that named layout instead of the last."""
     logs.configure(config_dir())
     app = create_application()
-    window = MainWindow(panel_registry(), choice, config_dir())
+    # The embedded fleet starts once the window is on screen: its process would otherwise
+    # take one of the CPUs the window needs to open.
+    window = MainWindow(panel_registry(), choice, config_dir(), start_sim=False)
     fit_to_screen(window)  # the last layout's geometry, if it has one, replaces this
-    first_paint.after_first_paint(
-        window, (lambda: window.load_named_layout(layout)) if layout else
-        window.restore_last_layout)
+
+    def after_first_paint() -> None:
+        window.connection.start_sim()
+        if layout:
+            window.load_named_layout(layout)
+        else:
+            window.restore_last_layout()
+
+    first_paint.after_first_paint(window, after_first_paint)
     if first_paint.requested():  # installed last, so its filter runs first (Qt: LIFO)
         first_paint.report_and_close(window)
     close_on_sigterm(window)

@@ -55,11 +55,16 @@ class Connection:
     """The station, and for the simulation the fleet process it talks to. The station lives
     as long as this; switching swaps the session under it and the fleet beside it."""
 
-    def __init__(self, choice: ConnectionChoice) -> None:
+    def __init__(self, choice: ConnectionChoice, start_sim: bool = True) -> None:
+        """``start_sim`` False: the embedded fleet's process waits for :meth:`start_sim`."""
         self.choice = choice
-        self.sim = _start_sim(choice)
+        self.sim = _start_sim(choice, start_sim)
         self.station = Station(_config(choice, self.sim), simulation=choice.simulation)
         self._closer: threading.Thread | None = None
+
+    def start_sim(self) -> None:
+        if self.sim is not None and self._closer is None:  # not once closing began
+            self.sim.start()
 
     def switch(self, choice: ConnectionChoice) -> None:
         """Returns at once: the old fleet stops, and the new session opens, off this thread."""
@@ -84,8 +89,8 @@ class Connection:
             self.sim.stop()
 
 
-def _start_sim(choice: ConnectionChoice) -> EmbeddedSim | None:
-    return EmbeddedSim(free_loopback_endpoint()) if choice.simulation else None
+def _start_sim(choice: ConnectionChoice, start: bool = True) -> EmbeddedSim | None:
+    return EmbeddedSim(free_loopback_endpoint(), start) if choice.simulation else None
 
 
 def _config(choice: ConnectionChoice, sim: EmbeddedSim | None) -> BusConfig:

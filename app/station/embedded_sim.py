@@ -16,12 +16,21 @@ def sim_command(endpoint: str, robots: str = "rover,humanoid,car") -> list[str]:
 
 
 class EmbeddedSim:
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, start: bool = True) -> None:
+        """``start`` False: the fleet process starts at :meth:`start` (the window starts
+        it after its first paint, so the two do not share the CPU while it opens)."""
         self.endpoint = endpoint
+        self._process: subprocess.Popen[bytes] | None = None
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        if self._process is not None:
+            return
         # The fleet watches its stdin: when this process dies, however it dies, the pipe
         # closes and the fleet stops instead of streaming on as an orphan.
         self._process = subprocess.Popen(
-            sim_command(endpoint), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            sim_command(self.endpoint), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
         )
 
     def bus_config(self) -> BusConfig:
@@ -29,9 +38,11 @@ class EmbeddedSim:
 
     @property
     def running(self) -> bool:
-        return self._process.poll() is None
+        return self._process is not None and self._process.poll() is None
 
     def stop(self) -> None:
+        if self._process is None:
+            return
         if self._process.stdin is not None:
             self._process.stdin.close()
         if self._process.poll() is None:

@@ -27,7 +27,6 @@ from app.codec.decode import DecodedMessage, decode, type_name_of
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path, plain
 from app.codec.stamps import best_time
-from app.convert.decimate import voxel_decimated
 from app.convert.registry import ConversionError, UnknownConverter, get_converter
 from app.station.incidents import Incidents
 from app.station.interests import (
@@ -289,6 +288,8 @@ class Lane:
             message = delivery.message()
             value = get_converter(interest.converter)(message)
             if interest.voxel_m > 0:
+                from app.convert.decimate import voxel_decimated  # numpy: when first needed
+
                 value = voxel_decimated(value, interest.voxel_m)
             stamp, _ = best_time(message.root, sample.source_time, sample.received)
         except (DecodeError, ConversionError, UnknownConverter) as exc:
