@@ -38,6 +38,7 @@ from panels.base import PanelBase
 if TYPE_CHECKING:
     import numpy as np
 
+    from app.scene.drawables import Pick
     from app.scene.layers import Layer, LayerStyle
 
 CAMERA_MODES = {"orbit": "Orbit", "top": "Top-down", "follow": "Follow robot"}
@@ -65,7 +66,7 @@ class Scene3DPanel(PanelBase):
         self._extra: list[str] = []  # topics added by hand
         self._wanted: dict[str, Layer] = {}  # layers shown now, by key
         self._pushed: dict[str, int] = {}  # group id -> content version in the view
-        self._picks: list[tuple[np.ndarray, str]] = []
+        self._picks: list[tuple[np.ndarray, list[Pick], Layer]] = []  # per group drawn
         self._fixed_frame = ""  # "" = automatic
         self._active: str | None = None
 
@@ -270,9 +271,8 @@ class Scene3DPanel(PanelBase):
         view_group.set_point_style(color_by, style.color or layer.color, style.point_size,
                                    None)
         view_group.set_visible(True)
-        for pick in drawables.picks:
-            world = group.matrix @ np.array([*pick.position, 1.0])
-            self._picks.append((world[:3], f"{pick.text}\n{layer.key}\n{layer.type_name}"))
+        if drawables.picks:  # placed in the world only when a click asks
+            self._picks.append((group.matrix, drawables.picks, layer))
 
     def _follow(self, fixed: str) -> None:
         from app.scene.frames import namespaced
@@ -316,12 +316,17 @@ class Scene3DPanel(PanelBase):
         """What a click at (x, y) in the view names, or "" (what the tooltip shows)."""
         import numpy as np
 
-        if not self._picks:
+        places, texts = [], []
+        for matrix, picks, layer in self._picks:
+            for pick in picks:
+                places.append((matrix @ np.array([*pick.position, 1.0]))[:3])
+                texts.append(f"{pick.text}\n{layer.key}\n{layer.type_name}")
+        if not places:
             return ""
-        where = self.view.project(np.array([p for p, _ in self._picks]))
+        where = self.view.project(np.array(places))
         distance = np.hypot(where[:, 0] - x, where[:, 1] - y)
         nearest = int(np.argmin(distance))
-        return self._picks[nearest][1] if distance[nearest] <= PICK_RADIUS_PX else ""
+        return texts[nearest] if distance[nearest] <= PICK_RADIUS_PX else ""
 
     # -- the layer list ------------------------------------------------------------------------
     def layer_status(self, key: str, batch: FrameBatch) -> tuple[str, str]:

@@ -185,10 +185,6 @@ class SceneGroup:
             node.parent = None
 
     # -- points ----------------------------------------------------------------------------
-    @property
-    def point_count(self) -> int:
-        return 0 if self._points is None else int(self._points.count)
-
     def set_points(self, xyz: np.ndarray, version: int, values: np.ndarray | None = None,
                    rgb: np.ndarray | None = None) -> None:
         """Uploads the cloud only when ``version`` differs from the last one uploaded."""

@@ -78,8 +78,7 @@ def euler_matrix(x: float, y: float, z: float) -> np.ndarray:
 
 def to_scene(points: np.ndarray) -> np.ndarray:
     """(N, 3) bow positions -> (N, 3) scene positions (forward, left, up)."""
-    points = np.asarray(points, dtype=np.float64)
-    return np.stack([points[..., 2], -points[..., 0], points[..., 1]], axis=-1)
+    return np.asarray(points, dtype=np.float64) @ BOW_TO_SCENE.T
 
 
 def _vector(reader: Any) -> np.ndarray:

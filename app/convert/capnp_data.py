@@ -7,6 +7,7 @@ and the one place that turns reading failures into :class:`ConversionError`.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -15,6 +16,7 @@ import capnp
 import numpy as np
 
 from app.codec.errors import DecodeError
+from app.convert.models import IDENTITY, Quat
 from app.convert.registry import ConversionError
 
 T = TypeVar("T")
@@ -43,6 +45,16 @@ def finite_rows(xyz: np.ndarray) -> np.ndarray | None:
     if np.isfinite(xyz).all():
         return None
     return np.isfinite(xyz[:, 0]) & np.isfinite(xyz[:, 1]) & np.isfinite(xyz[:, 2])
+
+
+def unit_quaternion(q: Any) -> Quat:
+    """A quaternion struct (x, y, z, w fields, any order on the wire) as a unit (x, y, z, w);
+    all zeros (unset) is the identity; non-finite values stay (callers check)."""
+    x, y, z, w = float(q.x), float(q.y), float(q.z), float(q.w)
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    if norm == 0.0:
+        return IDENTITY
+    return (x / norm, y / norm, z / norm, w / norm)
 
 
 def stamp_of(time: Any) -> float:

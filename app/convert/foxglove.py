@@ -48,6 +48,7 @@ from app.convert.capnp_data import (
     list_array,
     stamp_of,
     to_rgb8,
+    unit_quaternion,
 )
 from app.convert.models import (
     IDENTITY,
@@ -81,18 +82,10 @@ LINE_KINDS = {0: "line_strip", 1: "line_loop", 2: "lines"}  # foxglove.LineType
 
 
 # -- small pieces -----------------------------------------------------------------------------
-def _quaternion(q: Any) -> tuple[float, float, float, float]:
-    x, y, z, w = float(q.x), float(q.y), float(q.z), float(q.w)
-    norm = math.sqrt(x * x + y * y + z * z + w * w)
-    if norm == 0.0:
-        return IDENTITY
-    return (x / norm, y / norm, z / norm, w / norm)
-
-
 def _pose(pose: Any) -> Pose7:
     """A foxglove ``Pose`` as (x, y, z, qx, qy, qz, qw); may be not finite."""
     p = pose.position
-    return (float(p.x), float(p.y), float(p.z), *_quaternion(pose.orientation))
+    return (float(p.x), float(p.y), float(p.z), *unit_quaternion(pose.orientation))
 
 
 def _finite(values: Sequence[float]) -> bool:
@@ -156,7 +149,7 @@ def _transform(item: Any) -> Transform | None:
         raise ConversionError("frame transform without both frame names "
                               f"(parent {parent!r}, child {child!r})")
     translation = _vec3(item.translation)
-    rotation = _quaternion(item.rotation)
+    rotation = unit_quaternion(item.rotation)
     if not (_finite(translation) and _finite(rotation)):
         return None
     return Transform(parent, child, translation, rotation, stamp_of(item.timestamp))

@@ -17,7 +17,7 @@ import numpy as np
 
 from app.codec.decode import DecodedMessage
 from app.codec.errors import MalformedMessage, MissingAttachment
-from app.convert.capnp_data import finite_rows, guarded, list_array, to_rgb8
+from app.convert.capnp_data import finite_rows, guarded, list_array, to_rgb8, unit_quaternion
 from app.convert.models import IDENTITY, Box, Boxes, PointCloud, Poses, Transform, Transforms
 from app.convert.registry import ConversionError, converter
 
@@ -224,20 +224,10 @@ def point_cloud(decoded: DecodedMessage) -> PointCloud:
     return PointCloud(xyz, intensity, dropped=dropped, rgb=rgb)
 
 
-def quaternion(q: Any) -> tuple[float, float, float, float]:
-    """A ``QuaterniondProto`` (w, x, y, z) as a unit (x, y, z, w); all zeros (unset) is the
-    identity."""
-    x, y, z, w = float(q.x), float(q.y), float(q.z), float(q.w)
-    norm = math.sqrt(x * x + y * y + z * z + w * w)
-    if norm == 0.0:
-        return IDENTITY
-    return (x / norm, y / norm, z / norm, w / norm)
-
-
 def pose3(pose: Any) -> Pose7:
     """A ``Pose3dProto`` as (x, y, z, qx, qy, qz, qw); may hold NaN/inf (see :func:`finite`)."""
     t = pose.translation
-    qx, qy, qz, qw = quaternion(pose.rotation.q)
+    qx, qy, qz, qw = unit_quaternion(pose.rotation.q)  # QuaterniondProto: w, x, y, z
     return (float(t.x), float(t.y), float(t.z), qx, qy, qz, qw)
 
 

@@ -226,9 +226,9 @@ class Lane:
                 self._publish_latest(delivery)
             for interest in plan.converted:
                 self._publish_converted(interest, delivery)
-        self.done += len(batch) + (newest is not None and all(d.sample is not newest
-                                                              for d in deliveries))
-
+        self.done += len(batch)
+        if newest is not None and all(sample is not newest for sample in batch):
+            self.done += 1
     def _every(self, plan: _Plan, delivery: Delivery) -> None:
         if plan.series:
             self._append_series(plan.series, delivery)
@@ -391,10 +391,6 @@ class FeedHub:
     def set_interests(self, wanted: set[Interest]) -> None:
         """What the panels on screen want (the window's consumer)."""
         self._panels.want(wanted)
-
-    def wanted_keys(self) -> set[str]:
-        with self._lock:
-            return set(self._lanes)
 
     def lane_stats(self) -> dict[str, LaneStats]:
         with self._lock:

@@ -26,23 +26,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from app.qt.mem_probe import rss_kib
 from tests.bench.bench_startup import REPO, display_env
 from tests.bench.common import fmt_mib, report, short_mode
 
 TARGET = 1.05
 SMOOTH = 5  # samples in each median
 CLOSE_TIMEOUT_S = 20
-
-
-def rss_kib(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        return None
-    return None
 
 
 def children(pid: int) -> list[int]:

@@ -53,6 +53,13 @@ def test_the_rover_cloud_boxes_and_scene_are_drawn(make_main_window, fleet, qtbo
     def cloud_layer():
         return panel._wanted[f"{ROVER}/lidar/points"]
 
+    boxes_key = f"{ROVER}/lidar/detections"
+    matrix, picks, _ = next(p for p in panel._picks if p[2].key == boxes_key)
+    x, y = panel.view.project((matrix @ np.array([*picks[0].position, 1.0]))[None, :3])[0]
+    clicked = panel.pick_text(x, y)  # a click on a box names it
+    assert boxes_key in clicked and "isaac.Detections3Proto" in clicked
+    assert panel.pick_text(-500, -500) == ""
+
     panel.set_voxel(f"{ROVER}/lidar/points", 1.0)  # for a slow GPU: decimated on the lane
     qtbot.waitUntil(lambda: 0 < points_drawn() < 5_000, timeout=TIMEOUT_MS)
     assert panel.save_state()["layers"][f"{ROVER}/lidar/points"]["voxel_m"] == 1.0
