@@ -104,7 +104,9 @@ class Layer:
     frame_problem: str = ""  # why some of it is not drawn
     inexact: bool = False  # drawn with the latest transform, none near its time
     content_version: int = 0
-    _cache: dict[str, tuple[int, Drawables]] = field(default_factory=dict)
+    # drawables per item, valid for one (content_version, colour)
+    _cache: dict[str, Drawables] = field(default_factory=dict)
+    _cache_of: tuple[int, RGBA] | None = None
 
     def frame_of(self, frame_id: str) -> str:
         if frame_id == WGS84:
@@ -229,18 +231,16 @@ class SceneModel:
         return groups
 
     def _drawables(self, layer: Layer, item_id: str, model: Any, color: RGBA) -> Drawables:
-        cache_key = f"{item_id}:{color}"
-        cached = layer._cache.get(cache_key)
-        if cached is not None and cached[0] == layer.content_version:
-            return cached[1]
+        if layer._cache_of != (layer.content_version, color):
+            layer._cache, layer._cache_of = {}, (layer.content_version, color)
+        cached = layer._cache.get(item_id)
+        if cached is not None:
+            return cached
         if isinstance(model, SceneEntity):
             drawables = entity_drawables(model, color, self.datum)
         else:
             drawables = to_drawables(model, color, self.datum, layer.key.rsplit("/", 1)[-1])
-        layer._cache[cache_key] = (layer.content_version, drawables)
-        if len(layer._cache) > 4 * (len(layer.models) + len(layer.entities)) + 8:
-            layer._cache = {k: v for k, v in layer._cache.items()
-                            if v[0] == layer.content_version}
+        layer._cache[item_id] = drawables
         return drawables
 
     def default_fixed_frame(self, robot_id: str | None) -> str:
