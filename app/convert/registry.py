@@ -13,7 +13,7 @@ from typing import Any
 
 from app.codec.decode import DecodedMessage
 
-Converter = Callable[[DecodedMessage], Any]
+Converter = Callable[..., Any]  # (DecodedMessage, **options) -> a display model
 FAMILIES = ("isaac", "bow", "fleet", "foxglove", "autoware")
 _CONVERTERS: dict[str, Converter] = {}
 _FOR_TYPE: dict[str, str] = {}  # wire type -> the converter the 3D scene uses for it

@@ -286,7 +286,7 @@ class Lane:
         version = previous.version + 1 if previous is not None else 1
         try:
             message = delivery.message()
-            value = get_converter(interest.converter)(message)
+            value = get_converter(interest.converter)(message, **dict(interest.options))
             if interest.voxel_m > 0:
                 from app.convert.decimate import voxel_decimated  # numpy: when first needed
 

@@ -30,11 +30,13 @@ class Series:
 class Converted:
     """The newest message of ``key`` turned into a display model by a named converter
     (``app.convert.registry``); its point clouds kept to one point per ``voxel_m`` cube
-    when that is set (for slow GPUs)."""
+    when that is set (for slow GPUs). ``options`` are keyword arguments of the converter
+    (hashable pairs, e.g. ``(("source", "left"),)``), part of the interest's identity."""
 
     key: str
     converter: str
     voxel_m: float = 0.0
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
