@@ -54,10 +54,14 @@ ErrorCounter = Callable[[str, DecodeError], None]
 class Delivery:
     """One sample on its lane; decoded at most once, whoever asks first."""
 
-    __slots__ = ("_count_error", "_result", "sample")
+    __slots__ = ("_count_error", "_result", "sample", "superseded")
 
-    def __init__(self, sample: RawSample, count_error: ErrorCounter) -> None:
+    def __init__(self, sample: RawSample, count_error: ErrorCounter,
+                 superseded: bool = False) -> None:
         self.sample = sample
+        # A newer sample of this key was already waiting when this one was handed over: a
+        # stream consumer that needs only the newest (a still camera image) may skip it.
+        self.superseded = superseded
         self._count_error = count_error
         self._result: DecodedMessage | DecodeError | None = None
 
@@ -216,7 +220,8 @@ class Lane:
                 self._cond.notify()
 
     def _work(self, plan: _Plan, batch: list[RawSample], newest: RawSample | None) -> None:
-        deliveries = [Delivery(s, self._hub.count_error) for s in batch]
+        last = len(batch) - 1
+        deliveries = [Delivery(s, self._hub.count_error, i < last) for i, s in enumerate(batch)]
         for delivery in deliveries:
             self._every(plan, delivery)
         if newest is not None:
