@@ -30,6 +30,7 @@ from app.codec.stamps import best_time
 
 PRESENCE_SETTLE_S = 1.0
 MAX_LIDAR_HZ = 100.0  # the simulated robots tick at 100 Hz
+MAX_CAMERA_SIDE = 7680
 
 
 class CliError(Exception):
@@ -94,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--lidar-hz", type=float, default=5.0, metavar="HZ",
                      help="rover lidar rate in Hz (default 5; at most 100, the sim's tick rate), "
                           "e.g. --points 1000000 --lidar-hz 10")
+    sim.add_argument("--camera", default="640x480", metavar="WxH",
+                     help="rover camera size (default 640x480), e.g. 1920x1080")
     sim.add_argument("--exit-with-stdin", action="store_true",
                      help="stop when standard input closes (the app's embedded fleet uses this "
                           "so the fleet never outlives the app)")
@@ -249,6 +252,17 @@ def _wait_for_signal(exit_with_stdin: bool = False) -> None:
         pass
 
 
+def _camera_size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    try:
+        size = int(width), int(height)
+    except ValueError:
+        raise CliError(f"--camera must be WIDTHxHEIGHT, e.g. 1920x1080, not {text!r}") from None
+    if not all(16 <= side <= MAX_CAMERA_SIDE for side in size):
+        raise CliError(f"--camera sides must be 16 to {MAX_CAMERA_SIDE} pixels")
+    return size
+
+
 def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     from app.sim.fleet import SimFleet
 
@@ -257,10 +271,12 @@ def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
         raise CliError("--points must be positive")
     if not (math.isfinite(args.lidar_hz) and 0 < args.lidar_hz <= MAX_LIDAR_HZ):
         raise CliError(f"--lidar-hz must be more than 0 and at most {MAX_LIDAR_HZ:g}")
+    camera = _camera_size(args.camera)
     listen = args.listen or ([] if args.connect or args.zenoh_config else [DEFAULT_ENDPOINT])
     try:
         fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points,
-                         config_file=args.zenoh_config, lidar_hz=args.lidar_hz)
+                         config_file=args.zenoh_config, lidar_hz=args.lidar_hz,
+                         camera_size=camera)
         fleet.start()
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None

@@ -11,8 +11,6 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from app.codec.decode import DecodedMessage
-
 Converter = Callable[..., Any]  # (DecodedMessage, **options) -> a display model
 FAMILIES = ("isaac", "bow", "fleet", "foxglove", "autoware")
 _CONVERTERS: dict[str, Converter] = {}

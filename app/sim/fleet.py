@@ -14,16 +14,19 @@ from app.sim.robot import SimRobot
 log = logging.getLogger(__name__)
 
 DEFAULT_LIDAR_HZ = 5.0  # the rover's lidar rate (app.sim.rover_sensors.LIDAR_HZ)
+DEFAULT_CAMERA_SIZE = (640, 480)  # the rover's camera (app.sim.rover_sensors.CAMERA_SIZE)
 
 
-def robot_factories(points: int,
-                    lidar_hz: float = DEFAULT_LIDAR_HZ) -> dict[str, Callable[[], SimRobot]]:
+def robot_factories(points: int, lidar_hz: float = DEFAULT_LIDAR_HZ,
+                    camera_size: tuple[int, int] = DEFAULT_CAMERA_SIZE,
+                    ) -> dict[str, Callable[[], SimRobot]]:
     from app.sim.car import SimCar
     from app.sim.humanoid import SimHumanoid
     from app.sim.rover import SimRover
 
     return {
-        "rover": lambda: SimRover("rover-1", points=points, lidar_hz=lidar_hz),
+        "rover": lambda: SimRover("rover-1", points=points, lidar_hz=lidar_hz,
+                                  camera_size=camera_size),
         "humanoid": lambda: SimHumanoid("humanoid-1"),
         "car": lambda: SimCar("car-1"),
     }
@@ -46,12 +49,13 @@ class SimFleet:
         points: int = 200_000,
         config_file: str | None = None,
         lidar_hz: float = DEFAULT_LIDAR_HZ,
+        camera_size: tuple[int, int] = DEFAULT_CAMERA_SIZE,
     ) -> None:
         unknown = [k for k in kinds if k not in ROBOT_KINDS]
         if unknown:
             raise ValueError(f"unknown robot kind(s): {', '.join(unknown)}; "
                              f"choose from {', '.join(ROBOT_KINDS)}")
-        factories = robot_factories(points, lidar_hz)
+        factories = robot_factories(points, lidar_hz, camera_size)
         self.robots = [factories[kind]() for kind in kinds]
         self.listen = listen if listen is not None else [DEFAULT_ENDPOINT]
         self.connect = connect or []

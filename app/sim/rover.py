@@ -32,7 +32,7 @@ from app.sim.rover_mission import (
     waypoints_of_steps,
 )
 from app.sim.rover_power import Battery
-from app.sim.rover_sensors import LIDAR_HZ, RoverSensors
+from app.sim.rover_sensors import CAMERA_SIZE, LIDAR_HZ, RoverSensors
 from app.sim.scene import SyntheticScene
 
 log = logging.getLogger(__name__)
@@ -72,10 +72,12 @@ class SimRover(SimRobot):
         name: str = "Field rover",
         root: str = DEFAULT_ROOT,
         lidar_hz: float = LIDAR_HZ,
+        camera_size: tuple[int, int] = CAMERA_SIZE,
     ) -> None:
         super().__init__(robot_id, name, root)
         self.points = points
         self.lidar_hz = lidar_hz
+        self.camera_size = camera_size
         self.base = Unicycle(Pose2D())
         self.controls = RoverControls()
         self.battery = Battery()
@@ -124,7 +126,8 @@ class SimRover(SimRobot):
             self._suffix(uplink_key(self.robot_id, "reportedShape", self.root)),
             DIRECTIVES_SUFFIX,
         )
-        RoverSensors(self.scene, self.points, lidar_hz=self.lidar_hz).register(
+        width, height = self.camera_size
+        RoverSensors(self.scene, self.points, width, height, lidar_hz=self.lidar_hz).register(
             self, lambda: self.base.pose)
 
     def _suffix(self, key: str) -> str:

@@ -38,6 +38,7 @@ LIDAR_FRAME = "lidar"
 CAMERA_FRAME = "camera"
 LIDAR_HZ = 5.0  # default; ``fieldstation sim --lidar-hz`` changes it
 CAMERA_HZ = 10.0
+CAMERA_SIZE = (640, 480)  # ``fieldstation sim --camera 1920x1080`` sends full HD
 TF_HZ = 20.0
 SCENE_HZ = 2.0
 CALIBRATION_HZ = 1.0
@@ -52,8 +53,8 @@ Quaternion = tuple[float, float, float, float]  # x, y, z, w
 
 
 class RoverSensors:
-    def __init__(self, scene: SyntheticScene, points: int, width: int = 640,
-                 height: int = 480, lidar_hz: float = LIDAR_HZ) -> None:
+    def __init__(self, scene: SyntheticScene, points: int, width: int = CAMERA_SIZE[0],
+                 height: int = CAMERA_SIZE[1], lidar_hz: float = LIDAR_HZ) -> None:
         if not (math.isfinite(lidar_hz) and lidar_hz > 0):
             raise ValueError(f"lidar rate must be positive, not {lidar_hz}")
         self.scene = scene

@@ -1,0 +1,142 @@
+"""The camera view draws the image and its overlays where they belong, at any zoom, turn
+or flip; the snapshot carries the overlays; the pixel under the cursor is the right one."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QImage
+from pytestqt.qtbot import QtBot
+
+from app.camera.model import ImageOverlay, Shape
+from widgets.camera_view import CameraView, DrawnOverlay, qimage_over
+
+WIDTH, HEIGHT = 320, 240
+BOX = ((100.0, 60.0), (180.0, 120.0))  # top-left, bottom-right in image pixels
+RED = (1.0, 0.0, 0.0, 1.0)
+
+
+def grey_image() -> np.ndarray:
+    image = np.full((HEIGHT, WIDTH, 4), 90, np.uint8)
+    image[..., 3] = 255
+    return image
+
+
+def box_overlay(in_sync: bool = True) -> DrawnOverlay:
+    shape = Shape("box", np.array(BOX), color=RED, thickness=3.0)
+    return DrawnOverlay(ImageOverlay((shape,)), in_sync)
+
+
+def grab(view: CameraView) -> np.ndarray:
+    image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    return np.array(image.constBits(), np.uint8).reshape(
+        image.height(), image.bytesPerLine())[:, :image.width() * 3].reshape(
+        image.height(), image.width(), 3)
+
+
+def is_red(pixel: np.ndarray) -> bool:
+    return bool(pixel[0] > 180 and pixel[1] < 90 and pixel[2] < 90)
+
+
+def on_screen(view: CameraView, x: float, y: float) -> tuple[int, int]:
+    point = view.image_transform().map(QPointF(x, y))
+    return round(point.x()), round(point.y())
+
+
+def red_near(pixels: np.ndarray, x: int, y: int, radius: int = 2) -> bool:
+    patch = pixels[max(y - radius, 0):y + radius + 1, max(x - radius, 0):x + radius + 1]
+    return any(is_red(p) for p in patch.reshape(-1, 3))
+
+
+@pytest.fixture
+def view(qtbot: QtBot) -> CameraView:
+    view = CameraView()
+    qtbot.addWidget(view)
+    view.resize(640, 480)
+    view.set_image(grey_image())
+    view.set_overlays([box_overlay()])
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def corners_are_red(view: CameraView) -> bool:
+    pixels = grab(view)
+    (x0, y0), (x1, y1) = BOX
+    mid_x, mid_y = (x0 + x1) / 2, (y0 + y1) / 2
+    edges = [on_screen(view, x, y) for x, y in ((x0, mid_y), (x1, mid_y), (mid_x, y0),
+                                                 (mid_x, y1))]
+    centre = on_screen(view, mid_x, mid_y)
+    return all(red_near(pixels, x, y) for x, y in edges) and not red_near(pixels, *centre)
+
+
+def test_box_is_drawn_on_its_image_pixels_when_fitted_and_zoomed(view: CameraView) -> None:
+    assert view.is_fit() and view.view_scale() == pytest.approx(2.0)
+    assert on_screen(view, *BOX[0]) == (200, 120)  # 2x, image fills the 640x480 view
+    assert corners_are_red(view)
+    view.zoom_by(1.5, QPointF(300, 200))
+    assert view.view_scale() == pytest.approx(3.0)
+    assert corners_are_red(view)
+    x, y = view.map_to_image(QPointF(300, 200))
+    assert (x, y) == pytest.approx((150.0, 100.0))  # the anchor kept its image pixel
+
+
+def test_rotation_and_flip_carry_the_overlay_with_the_image(view: CameraView) -> None:
+    view.set_orientation(1, flip_h=True, flip_v=False)
+    assert corners_are_red(view)
+    # the flip takes the top-left corner to the top-right, the clockwise turn that on to
+    # the bottom-right
+    x, y = on_screen(view, 0, 0)
+    assert x > view.width() / 2 and y > view.height() / 2
+
+
+def test_pan_moves_image_and_overlay_together(view: CameraView) -> None:
+    before = on_screen(view, *BOX[0])
+    view.pan_by(40, -25)
+    assert on_screen(view, *BOX[0]) == (before[0] + 40, before[1] - 25)
+    assert corners_are_red(view)
+
+
+def test_snapshot_is_full_resolution_with_overlays(view: CameraView) -> None:
+    snapshot = view.snapshot()
+    assert (snapshot.width(), snapshot.height()) == (WIDTH, HEIGHT)
+    colour = snapshot.pixelColor(100, 90)  # the box's left edge
+    assert colour.red() > 180 and colour.green() < 90
+    inside = snapshot.pixelColor(140, 90)
+    assert abs(inside.red() - 90) < 4 and abs(inside.green() - 90) < 4
+
+
+def test_out_of_sync_overlay_is_faded(view: CameraView) -> None:
+    view.set_overlays([box_overlay(in_sync=False)])
+    pixels = grab(view)
+    x, y = on_screen(view, BOX[0][0], (BOX[0][1] + BOX[1][1]) / 2)
+    patch = pixels[y - 2:y + 3, x - 2:x + 3].reshape(-1, 3)
+    assert not any(is_red(p) for p in patch)  # faded towards the image
+    assert max(int(p[0]) - int(p[1]) for p in patch) > 40  # yet still visibly reddish
+
+
+def test_hover_names_the_image_pixel(view: CameraView, qtbot: QtBot) -> None:
+    seen: list[tuple[float, float]] = []
+    view.hovered.connect(lambda x, y: seen.append((x, y)))
+    qtbot.mouseMove(view, view.image_transform().map(QPointF(10.5, 20.5)).toPoint())
+    qtbot.waitUntil(lambda: bool(seen))
+    assert math.floor(seen[-1][0]) == 10 and math.floor(seen[-1][1]) == 20
+
+
+def test_message_veils_the_last_frame(view: CameraView) -> None:
+    view.set_message("corrupt jpeg: bad Huffman table", grey=True)
+    pixels = grab(view)
+    corner = pixels[10, 10]
+    assert corner.max() < 90  # the veil darkened the grey image
+
+
+def test_qimage_refuses_what_it_cannot_show() -> None:
+    with pytest.raises(ValueError):
+        qimage_over(np.zeros((4, 4, 2), np.uint8))
+    with pytest.raises(ValueError):
+        qimage_over(np.zeros((4, 4), np.float32))
+    strided = np.zeros((8, 8, 3), np.uint8)[:, ::2]
+    assert qimage_over(strided).width() == 4
