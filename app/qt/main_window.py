@@ -68,6 +68,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_menus()
         self.clock = FrameClock(self.tick, parent=self)
+        self.station.feeds.set_waker(self.clock.wake)
         if start_clock:
             self.clock.start()
 
@@ -472,6 +473,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self, lambda: self._placed(*placement))
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.station.feeds.set_waker(None)
         self.clock.stop()
         try:
             self.config_dir.mkdir(parents=True, exist_ok=True)

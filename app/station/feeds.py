@@ -315,6 +315,8 @@ class Lane:
                                     sample.seq, version)
         if interest in self.plan.converted:
             self._hub.converted[interest] = result
+            if interest.prompt:
+                self._hub.wake()
 
 
 def _size(sample: RawSample) -> int:
@@ -387,6 +389,17 @@ class FeedHub:
         self._checker = _Checker(self)
         self._panels = self.consumer("panels")
         self._closed = False
+        self._wake: Callable[[], None] | None = None
+
+    def set_waker(self, wake: Callable[[], None] | None) -> None:
+        """What asks the display for a frame now (the window's frame clock)."""
+        self._wake = wake
+
+    def wake(self) -> None:
+        """A prompt value is ready: ask for a frame (from any thread)."""
+        wake = self._wake
+        if wake is not None:
+            wake()
 
     # -- consumers -------------------------------------------------------------------------
     def consumer(self, name: str,

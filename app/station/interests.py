@@ -31,12 +31,15 @@ class Converted:
     """The newest message of ``key`` turned into a display model by a named converter
     (``app.convert.registry``); its point clouds kept to one point per ``voxel_m`` cube
     when that is set (for slow GPUs). ``options`` are keyword arguments of the converter
-    (hashable pairs, e.g. ``(("source", "left"),)``), part of the interest's identity."""
+    (hashable pairs, e.g. ``(("source", "left"),)``), part of the interest's identity.
+    ``prompt``: each new value wakes the frame clock, so it is shown at once (camera
+    frames), not at the next steady tick."""
 
     key: str
     converter: str
     voxel_m: float = 0.0
     options: tuple[tuple[str, Any], ...] = ()
+    prompt: bool = False
 
 
 @dataclass(frozen=True)

@@ -211,3 +211,55 @@ def _free_port() -> int:
     from tests.conftest import free_port
 
     return free_port()
+
+
+def test_converter_options_reach_the_converter_and_prompt_values_wake_the_display(
+        station, robot, converters) -> None:
+    converters("test.scaled", lambda m, factor=1: int(m.root.unixTimeMs) * factor)
+    woken = threading.Event()
+    station.feeds.set_waker(woken.set)
+    consumer = station.consumer("test")
+    plain_interest = Converted(FAST, "test.scaled")
+    scaled = Converted(FAST, "test.scaled", options=(("factor", 1000),), prompt=True)
+    consumer.want({plain_interest})
+    try:
+        with Sender(robot, {FAST: 30}):
+            wait_for(lambda: plain_interest in station.feeds.converted, timeout=10)
+            time.sleep(0.2)
+            assert not woken.is_set()  # a steady value does not hurry the display
+            consumer.want({plain_interest, scaled})
+            wait_for(lambda: station.feeds.converted.get(scaled) is not None and
+                     station.feeds.converted[scaled].value is not None, timeout=10)
+            assert woken.wait(1)
+            value = station.feeds.converted[scaled].value
+            assert value >= 1000 and value % 1000 == 0
+    finally:
+        station.feeds.set_waker(None)
+        consumer.close()
+
+
+def test_a_stream_consumer_is_told_which_samples_a_newer_one_already_follows(
+        station, robot) -> None:
+    seen: list[tuple[int, bool]] = []
+    gate = threading.Event()
+
+    def slow_reader(delivery) -> None:
+        gate.wait(2)  # the first sample holds the lane while the rest queue up behind it
+        seen.append((int(delivery.message().root.unixTimeMs), delivery.superseded))
+
+    consumer = station.consumer("test", on_sample=slow_reader)
+    consumer.want({Stream(FAST)})
+    wait_until_heard(robot, FAST)
+    publisher = Publisher(robot, FAST, "fleet.Uplink", Traffic.TELEMETRY)
+    try:
+        for n in range(6):
+            publisher.put(uplink(n))
+            time.sleep(0.02)
+        gate.set()
+        wait_for(lambda: len(seen) == 6, timeout=5)
+    finally:
+        publisher.close()
+        consumer.close()
+    assert [n for n, _ in seen] == list(range(6))  # every sample, in order
+    assert seen[-1] == (5, False)  # the newest is never skipped
+    assert any(superseded for _, superseded in seen[1:-1])

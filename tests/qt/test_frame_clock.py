@@ -1,0 +1,58 @@
+"""The frame clock ticks steadily, and early when a worker wakes it — never faster than its
+maximum rate, however often it is woken."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+from pytestqt.qtbot import QtBot
+
+from app.qt.frame_clock import FrameClock
+
+
+def test_a_wake_from_another_thread_ticks_at_once(qtbot: QtBot) -> None:
+    ticks: list[float] = []
+    clock = FrameClock(lambda: ticks.append(time.monotonic()), hz=2.0)  # steady: every 500 ms
+    clock.start()
+    try:
+        qtbot.wait(50)
+        woken_at = time.monotonic()
+        threading.Thread(target=clock.wake).start()
+        qtbot.waitUntil(lambda: bool(ticks), timeout=400)
+        assert ticks[0] - woken_at < 0.1  # not the 500 ms steady tick
+    finally:
+        clock.stop()
+
+
+def test_wakes_are_limited_to_the_maximum_rate(qtbot: QtBot) -> None:
+    ticks: list[float] = []
+    clock = FrameClock(lambda: ticks.append(time.monotonic()), hz=1.0, max_hz=20.0)
+    clock.start()
+    stop = threading.Event()
+
+    def flood() -> None:
+        while not stop.is_set():
+            clock.wake()
+            time.sleep(0.001)
+
+    waker = threading.Thread(target=flood)
+    waker.start()
+    try:
+        qtbot.wait(1000)
+    finally:
+        stop.set()
+        waker.join()
+        clock.stop()
+    assert 10 <= len(ticks) <= 22  # woken ~1000 times in a second, ticked at most 20
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert min(gaps) >= 0.045
+
+
+def test_a_stopped_clock_ignores_wakes(qtbot: QtBot) -> None:
+    ticks: list[float] = []
+    clock = FrameClock(lambda: ticks.append(time.monotonic()))
+    clock.wake()
+    qtbot.wait(100)
+    assert ticks == []
