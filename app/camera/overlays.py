@@ -120,7 +120,8 @@ def skeletons2(root: Any) -> ImageOverlay:
         confidence = np.array([j.label.confidence for j in joints], float)
         finite = np.isfinite(xy).all(axis=1)
         dropped += int((~finite).sum())
-        seen = finite & ((confidence != 0) if (confidence != 0).any() else True)
+        reported = confidence != 0
+        seen = finite & reported if reported.any() else finite
         edges = np.array([(e.source, e.target) for e in skeleton.graph.edges],
                          np.int64).reshape(-1, 2)
         exists = ((edges >= 0) & (edges < len(xy))).all(axis=1)
@@ -233,6 +234,7 @@ READERS: dict[str, Callable[[Any], ImageOverlay]] = {
     "isaac.Skeleton2ListProto": skeletons2,
     "foxglove.ImageAnnotations": image_annotations,
 }
+OVERLAY_TYPES = tuple(READERS)
 
 
 def overlay_from(decoded: DecodedMessage) -> ImageOverlay:
@@ -241,6 +243,6 @@ def overlay_from(decoded: DecodedMessage) -> ImageOverlay:
     read = READERS.get(decoded.type_name)
     if read is None:
         raise ConversionError(f"{decoded.type_name} is not an image overlay "
-                              f"(one of {', '.join(READERS)})")
+                              f"(one of {', '.join(OVERLAY_TYPES)})")
     with converting(decoded.type_name):
         return read(decoded.root)

@@ -83,9 +83,7 @@ class CameraModel:
             return math.inf
         if self.distortion == "equidistant":
             theta = np.linspace(0.0, math.pi / 2, 4001)
-            t2 = theta * theta
-            k1, k2, k3, k4 = self.D
-            bent = theta * (1 + t2 * (k1 + t2 * (k2 + t2 * (k3 + t2 * k4))))
+            bent = _fisheye(self.D, theta)
             radius = np.tan(theta)
         else:
             radius = np.linspace(0.0, 20.0, 4001)
@@ -112,16 +110,10 @@ class CameraModel:
             inside = np.isfinite(r2) & (r2 <= self._max_radius ** 2)
             if self.distortion == "equidistant" and self.distorted:
                 r = np.sqrt(r2)
-                theta = np.arctan(r)
-                t2 = theta * theta
-                k1, k2, k3, k4 = self.D
-                bent = theta * (1 + t2 * (k1 + t2 * (k2 + t2 * (k3 + t2 * k4))))
-                scale = np.where(r > 1e-12, bent / r, 1.0)
+                scale = np.where(r > 1e-12, _fisheye(self.D, np.arctan(r)) / r, 1.0)
                 x, y = x * scale, y * scale
             elif self.distorted:
-                k = np.zeros(8)
-                k[: len(self.D)] = self.D
-                p1, p2 = k[2], k[3]
+                p1, p2 = self.D[2], self.D[3]
                 radial = _radial(self.D, r2)
                 x, y = (x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x),
                         y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y)
@@ -142,7 +134,15 @@ class CameraModel:
         return replace(self, width=width, height=height, K=K)
 
 
+def _fisheye(D: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """OpenCV's fisheye: the distorted angle of rays ``theta`` off the axis."""
+    k1, k2, k3, k4 = D
+    t2 = theta * theta
+    return theta * (1 + t2 * (k1 + t2 * (k2 + t2 * (k3 + t2 * k4))))
+
+
 def _radial(D: np.ndarray, r2: np.ndarray) -> np.ndarray:
+    """plumb_bob / rational_polynomial radial factor at squared radii ``r2``."""
     k = np.zeros(8)
     k[: len(D)] = D
     k1, k2, _, _, k3, k4, k5, k6 = k
@@ -222,23 +222,35 @@ def isaac_camera(pinhole: Any, distortion: Any = None, image: Any = None) -> Cam
     return CameraModel(width, height, K, D, name)
 
 
+# isaac messages with a ``pinhole`` -> the field holding their image (its size is the
+# fallback when the pinhole's rows/cols are 0).
+ISAAC_CAMERAS = {
+    "isaac.CameraIntrinsicsProto": None,
+    "isaac.ColorCameraProto": "image",
+    "isaac.DepthCameraProto": "depthImage",
+    "isaac.DisparityCameraProto": "disparityImage",
+    "isaac.SegmentationCameraProto": "labelImage",
+}
+CALIBRATION_TYPES = ("foxglove.CameraCalibration", "isaac.PinholeProto", *ISAAC_CAMERAS)
+
+
 def camera_model_from(decoded: DecodedMessage, rectified: bool = False) -> CameraModel:
-    """The camera a calibration message describes: foxglove ``CameraCalibration``, isaac
-    ``CameraIntrinsicsProto``, ``PinholeProto``, or a camera message carrying a ``pinhole``
-    (``ColorCameraProto``, ``DepthCameraProto``, ...). ConversionError for anything else or
-    bad values."""
+    """The camera a calibration message (one of ``CALIBRATION_TYPES``) describes;
+    ConversionError for another type or bad values."""
     name = decoded.type_name
+    if name not in CALIBRATION_TYPES:
+        raise ConversionError(f"{name} carries no camera calibration "
+                              f"(one of {', '.join(CALIBRATION_TYPES)})")
     with converting(name):
         root = decoded.root
         if name == "foxglove.CameraCalibration":
             return foxglove_camera(root, rectified)
         if name == "isaac.PinholeProto":
             return isaac_camera(root)
-        fields = set(root.schema.fields) if name.startswith("isaac.") else set()
-        if "pinhole" not in fields:
-            raise ConversionError(f"{name} carries no camera calibration")
-        distortion = root.distortion if "distortion" in fields else None
-        image = next((getattr(root, f) for f in ("image", "depthImage") if f in fields), None)
+        image_field = ISAAC_CAMERAS[name]
+        distortion = root.distortion if name in ("isaac.CameraIntrinsicsProto",
+                                                 "isaac.ColorCameraProto") else None
+        image = getattr(root, image_field) if image_field else None
         return isaac_camera(root.pinhole, distortion, image)
 
 
