@@ -54,7 +54,7 @@ def decode_image(data: np.ndarray | bytes, format_name: str,
     size = _png_size(data) if kind == "png" else _webp_size(data)
     if size is None:
         raise ConversionError(f"corrupt {kind}: no image header")
-    check_size(*size, 8, kind)
+    check_size(*size, 8 if kind == "png" else 4, kind)  # 16-bit RGBA / RGBA
     return _decode_cv2(data, kind, value_range)
 
 
@@ -63,26 +63,27 @@ def decode_jpeg(data: np.ndarray | bytes) -> np.ndarray:
     try:
         height, width, colorspace, _ = simplejpeg.decode_jpeg_header(data)
         check_size(width, height, 4, "jpeg")
-        if colorspace in ("CMYK", "YCCK"):  # libjpeg-turbo will not turn these into RGB
-            return _decode_cv2(data, "jpeg", None).image
+        if colorspace in ("CMYK", "YCCK"):  # print files; libjpeg-turbo gives no RGB of them
+            raise ConversionError(f"jpeg in {colorspace} colours is not shown")
         grey = colorspace == "Gray"
         image = simplejpeg.decode_jpeg(data, "GRAY" if grey else "RGBX", fastdct=JPEG_FAST,
                                        fastupsample=JPEG_FAST, strict=False)
     except (ValueError, RuntimeError) as exc:
-        raise ConversionError(f"corrupt jpeg: {exc}") from None
+        detail = str(exc).split("(): ", 1)[-1]  # libjpeg-turbo names its function first
+        raise ConversionError(f"corrupt jpeg: {detail}") from None
     return image.reshape(height, width) if grey else image
 
 
-def _decode_cv2(data: np.ndarray | bytes, image_format: str,
-                value_range: Range | None) -> Pixels:
+def _decode_cv2(data: np.ndarray | bytes, kind: str, value_range: Range | None) -> Pixels:
     """``cv2.imdecode`` of a file whose size was checked."""
     buffer = np.frombuffer(data, np.uint8)
     try:
         image = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
     except cv2.error as exc:
-        raise ConversionError(f"corrupt {image_format}: {exc}") from None
+        detail = str(exc).strip().splitlines()[-1]  # OpenCV's message ends with the reason
+        raise ConversionError(f"corrupt {kind}: {detail}") from None
     if image is None:
-        raise ConversionError(f"corrupt {image_format}: cannot decode {len(buffer)} bytes")
+        raise ConversionError(f"corrupt {kind}: cannot decode {len(buffer)} bytes")
     if image.ndim == 3 and image.shape[2] == 1:
         image = image.reshape(image.shape[:2])
     if image.ndim == 2:

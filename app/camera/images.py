@@ -214,9 +214,9 @@ def _bow_raw(data: np.ndarray, shape: list[int], image_type: str,
         raise ConversionError(f"unknown image type {image_type}")
     layout = layouts.get(len(data) / (width * height))
     if layout is None:
-        sizes = ", ".join(f"{k:g}" for k in layouts)
-        raise ConversionError(f"{label} {width}x{height}: {len(data)} bytes is not {sizes} "
-                              "bytes a pixel")
+        sizes = [f"{k:g}" for k in layouts]
+        raise ConversionError(f"{label} {width}x{height}: {len(data)} bytes is not "
+                              f"{', '.join(sizes[:-1])} or {sizes[-1]} bytes a pixel")
     if layout == "i420":
         if width % 2 or height % 2:
             raise ConversionError(f"{label} {width}x{height}: I420 needs even sides")
