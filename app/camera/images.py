@@ -97,7 +97,7 @@ def _stamp(root: Any) -> float:
 # -- isaac ------------------------------------------------------------------------------------
 def _isaac_image(decoded: DecodedMessage, source: str, depth_range: Range | None) -> Read:
     array, encoding = _isaac_array(decoded, decoded.root)
-    if array.shape[2] == 1 and array.dtype.kind in "fu" and array.dtype.itemsize > 1:
+    if array.shape[2] == 1 and _is_depth(array):
         return _isaac_depth(array, depth_range, None), encoding, 0.0, "", ""
     channels = array.shape[2]
     if channels not in (1, 3, 4):
@@ -129,7 +129,7 @@ def _color_camera(decoded: DecodedMessage, source: str, depth_range: Range | Non
 def _depth_camera(decoded: DecodedMessage, source: str, depth_range: Range | None) -> Read:
     root = decoded.root
     array, encoding = _isaac_array(decoded, root.depthImage)
-    if array.shape[2] != 1 or array.dtype.kind not in "fu" or array.dtype.itemsize == 1:
+    if array.shape[2] != 1 or not _is_depth(array):
         raise ConversionError(f"depth image of {encoding}: need one float (or uint16) channel")
     lo, hi = float(root.minDepth), float(root.maxDepth)
     declared = (lo, hi) if np.isfinite([lo, hi]).all() and hi > lo else None
@@ -145,6 +145,10 @@ def _isaac_array(decoded: DecodedMessage, image: Any) -> tuple[np.ndarray, str]:
         raise ConversionError(f"isaac image {cols}x{rows} with 0 channels")
     array = buffer_array(decoded, image.dataBufferIndex, dtype, (rows, cols, channels))
     return array, f"isaac {enum_value(image.elementType)}x{channels}"
+
+
+def _is_depth(array: np.ndarray) -> bool:
+    return array.dtype.kind == "f" or array.dtype == np.uint16
 
 
 def _isaac_depth(array: np.ndarray, depth_range: Range | None,
