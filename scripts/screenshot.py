@@ -1,6 +1,7 @@
 """Takes the README screenshot: the app on the embedded simulated fleet, under Xvfb.
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py
+    xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py \
+        [LAYOUT [OUTPUT.png]]
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ SETTLE_MS = 9000  # robots announce, catalogs arrive, plots fill
 
 
 def main() -> int:
+    layout = sys.argv[1] if len(sys.argv) > 1 else "Field laptop"
+    output = Path(sys.argv[2]) if len(sys.argv) > 2 else OUTPUT
     os.environ.setdefault("FIELDSTATION_CONFIG_DIR", tempfile.mkdtemp(prefix="fs-shot-"))
     from app.qt.application import create_application
     from app.qt.main_window import MainWindow
@@ -26,7 +29,7 @@ def main() -> int:
 
     app = create_application()
     window = MainWindow(panel_registry(), ConnectionChoice(simulation=True), config_dir())
-    window.load_named_layout("Field laptop")
+    window.load_named_layout(layout)
     window.resize(1600, 960)
     window.show()
 
@@ -37,9 +40,9 @@ def main() -> int:
             QTimer.singleShot(500, choose_rover)
 
     def shoot() -> None:
-        OUTPUT.parent.mkdir(exist_ok=True)
-        window.grab().save(str(OUTPUT))
-        print(f"saved {OUTPUT}")
+        output.parent.mkdir(exist_ok=True)
+        window.grab().save(str(output))
+        print(f"saved {output}")
         window.close()
 
     QTimer.singleShot(1000, choose_rover)

@@ -12,7 +12,7 @@ import pytest
 from app import resources
 from app.layouts import FORMAT, VERSION, DockRecord, Layout, LayoutError, parse_layout, read_layout
 
-KNOWN = ["robots", "topics", "inspector", "plot", "scene3d"]
+KNOWN = ["robots", "topics", "inspector", "plot", "scene3d", "camera"]
 
 
 def layout_json(**changes: object) -> dict:
@@ -66,8 +66,8 @@ def test_to_json_round_trips_exactly() -> None:
     (layout_json(docks={"robots#1": {}}), "lists no panels"),
     (layout_json(docks=["robots"]), "panel #1 is not an object"),
     (layout_json(docks=[{"panel_id": "robots"}]), "needs a panel_id and an object_name"),
-    (layout_json(docks=[{"panel_id": "camera", "object_name": "camera#1"}]),
-     "unknown panel 'camera'"),
+    (layout_json(docks=[{"panel_id": "teleporter", "object_name": "teleporter#1"}]),
+     "unknown panel 'teleporter'"),
     (layout_json(docks=[{"panel_id": "plot", "object_name": "p"},
                         {"panel_id": "robots", "object_name": "p"}]),
      "object_name 'p' is used twice"),
@@ -95,7 +95,7 @@ def test_each_bad_layout_is_refused_with_a_clear_message(data: object, expected:
 
 
 def test_an_unknown_panel_message_lists_the_known_ones() -> None:
-    message = refused(layout_json(docks=[{"panel_id": "camera", "object_name": "c"}]))
+    message = refused(layout_json(docks=[{"panel_id": "teleporter", "object_name": "c"}]))
     assert "panel #1" in message and "robots, scene3d, topics" in message
 
 

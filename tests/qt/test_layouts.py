@@ -70,7 +70,7 @@ def test_a_layout_round_trips_exactly(laptop: MainWindow, qtbot) -> None:
 
     assert without_window(again) == without_window(saved)
     assert {name: panel.save_state() for name, panel in laptop.panels().items()} == states
-    assert json.loads(again)["docks"][4]["tab_with"] == "plot#1"  # the tabs came back
+    assert json.loads(again)["docks"][5]["tab_with"] == "plot#1"  # the tabs came back
     assert set(laptop.tabifiedDockWidgets(dock(laptop, "plot#2"))) == \
         {dock(laptop, "plot#1"), dock(laptop, "inspector#1")}
     assert laptop.dockWidgetArea(dock(laptop, "plot#3")) == Qt.DockWidgetArea.BottomDockWidgetArea
@@ -102,13 +102,15 @@ def test_field_laptop_puts_tables_left_and_data_right(make_main_window, qtbot) -
     assert scene.height() > dock(window, "plot#1").height()
 
 
-def test_teleop_station_gives_the_view_the_most_room(make_main_window, qtbot) -> None:
+def test_teleop_station_gives_camera_and_view_the_most_room(make_main_window, qtbot) -> None:
     window = make_main_window(show=True)
+    window.resize(1600, 1000)  # a teleop station's screen
     window.load_named_layout("Teleop station")
-    view, robots = dock(window, "scene3d#1"), dock(window, "robots#1")
+    camera, view, robots = (dock(window, n) for n in ("camera#1", "scene3d#1", "robots#1"))
     qtbot.waitUntil(lambda: view.isVisible() and robots.isVisible())
     qtbot.waitUntil(lambda: view.height() > 2 * robots.height())
-    assert view.width() > 0.9 * window.width()
+    qtbot.waitUntil(lambda: camera.width() > 1.15 * view.width())  # the camera is the large one
+    assert camera.x() < view.x() and camera.width() + view.width() > 0.9 * window.width()
     assert window.tabifiedDockWidgets(dock(window, "plot#1")) == [dock(window, "inspector#1")]
 
 

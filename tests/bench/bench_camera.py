@@ -1,0 +1,186 @@
+"""The camera panel: a 1080p JPEG camera at 30 fps, bytes on the bus to pixels on screen.
+
+A robot session puts foxglove ``CompressedImage`` samples (quality 85, stamped with the time
+of the put) at 30 Hz. The app side is the whole real path: the main window on a real zenoh
+session, a camera panel on that key; the topic's lane decodes the newest sample into a
+display frame and wakes the frame clock, the panel hands it to the view, the view paints.
+Per frame: put -> end of the paint that first shows it. Baselines, same run, same bytes:
+the fastest bare decoder of BASELINES.md (simplejpeg) and the issue's ``cv2.imdecode``.
+Also the GUI-thread time per shown frame (the panel's tick + the paint), target ≤ 3 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import simplejpeg
+
+from app.bus.config import BusConfig
+from app.bus.publisher import Publisher, Traffic
+from app.bus.session import BusSession
+from app.codec.registry import registry
+from app.qt.application import create_application
+from app.qt.main_window import MainWindow
+from app.qt.start import panel_registry
+from app.station.connection import ConnectionChoice
+from tests.bench.common import iterations, median, percentile, report
+from tests.conftest import free_port
+
+KEY = "fleet/bench-1/camera/compressed"
+RATE_HZ = 30.0
+SIZE = (1920, 1080)
+
+
+def test_image(seed: int = 0) -> np.ndarray:
+    """A camera-like picture: gradients, edges and noise, so JPEG has real work to do."""
+    width, height = SIZE
+    rng = np.random.default_rng(seed)
+    x = np.linspace(0, 255, width, dtype=np.float32)
+    y = np.linspace(0, 255, height, dtype=np.float32)[:, None]
+    image = np.empty((height, width, 3), np.uint8)
+    image[..., 0] = (x + y) / 2
+    image[..., 1] = np.abs(x - y)
+    image[..., 2] = 255 - (x * 0.7 + y * 0.3)
+    for _ in range(40):
+        x0, y0 = rng.integers(0, width - 200), rng.integers(0, height - 150)
+        image[y0:y0 + 150, x0:x0 + 200] = rng.integers(0, 255, 3)
+    noise = rng.normal(0, 6, image.shape)
+    return np.clip(image + noise, 0, 255).astype(np.uint8)
+
+
+def jpeg_bytes(image: np.ndarray) -> bytes:
+    ok, data = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR),
+                            [cv2.IMWRITE_JPEG_QUALITY, 85])
+    assert ok
+    return data.tobytes()
+
+
+def bare_decode_s(jpeg: bytes, frames: int) -> tuple[float, float]:
+    """(simplejpeg, cv2.imdecode) median seconds per decode of the same bytes."""
+    buffer = np.frombuffer(jpeg, np.uint8)
+    fast, cv = [], []
+    for _ in range(frames):
+        started = time.perf_counter()
+        simplejpeg.decode_jpeg(jpeg, colorspace="RGB")
+        fast.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        cv2.imdecode(buffer, cv2.IMREAD_COLOR)
+        cv.append(time.perf_counter() - started)
+    return median(fast), median(cv)
+
+
+def publish(robot: BusSession, jpeg: bytes, count: int, stop: threading.Event) -> None:
+    publisher = Publisher(robot, KEY, "foxglove.CompressedImage", Traffic.TELEMETRY)
+    message = registry().structs["foxglove.CompressedImage"].new_message()
+    message.frameId = "camera"
+    message.format = "jpeg"
+    message.data = jpeg
+    next_at = time.monotonic()
+    for _ in range(count):
+        if stop.is_set():
+            break
+        time.sleep(max(0.0, next_at - time.monotonic()))
+        now = time.time()
+        message.timestamp.sec, message.timestamp.nsec = int(now), int(now % 1 * 1e9)
+        publisher.put(message.to_bytes())
+        next_at += 1 / RATE_HZ
+    publisher.close()
+
+
+def camera_pipeline(jpeg: bytes, frames: int) -> tuple[list[float], list[float], int]:
+    """(put -> painted per shown frame, GUI-thread seconds per shown frame, dropped)."""
+    from panels.camera import CameraPanel
+    from widgets.camera_view import CameraView
+
+    app = create_application()
+    endpoint = f"tcp/127.0.0.1:{free_port()}"
+    latencies: list[float] = []
+    gui: list[float] = []
+    pending = [0.0]  # GUI seconds spent on the frame being shown
+    original_paint, original_frame = CameraView.paintEvent, CameraPanel.on_frame
+    config = Path(tempfile.mkdtemp(prefix="fs-bench-"))
+    with BusSession(BusConfig(listen=[endpoint])) as robot:
+        window = MainWindow(panel_registry(), ConnectionChoice(simulation=False,
+                                                               endpoints=[endpoint]), config)
+        panel = window.open_panel("camera", {"camera": KEY})
+        painted = [None]
+
+        def timed_frame(self: CameraPanel, batch: object) -> None:
+            started = time.perf_counter()
+            original_frame(self, batch)  # type: ignore[arg-type]
+            pending[0] += time.perf_counter() - started
+
+        def timed_paint(self: CameraView, event: object) -> None:
+            started = time.perf_counter()
+            original_paint(self, event)  # type: ignore[arg-type]
+            done = time.perf_counter()
+            frame = panel._shown.frame
+            if self is panel.view and frame is not None and frame is not painted[0]:
+                painted[0] = frame
+                latencies.append(time.time() - frame.stamp)
+                gui.append(pending[0] + done - started)
+                pending[0] = 0.0
+
+        CameraPanel.on_frame, CameraView.paintEvent = timed_frame, timed_paint  # type: ignore[method-assign]
+        stop = threading.Event()
+        try:
+            window.resize(1400, 900)
+            window.show()
+            while window.station.status.session != "online":
+                app.processEvents()
+                time.sleep(0.01)
+            _spin(app, 0.5)
+            putter = threading.Thread(target=publish, args=(robot, jpeg, frames, stop))
+            putter.start()
+            while putter.is_alive():
+                app.processEvents()
+                time.sleep(0.0005)
+            _spin(app, 0.3)
+            stop.set()
+            putter.join()
+            lane = window.station.feeds.lane_stats().get(KEY)
+        finally:
+            CameraPanel.on_frame, CameraView.paintEvent = original_frame, original_paint  # type: ignore[method-assign]
+            window.close()
+            window.connection.close()
+    return latencies[1:], gui[1:], lane.dropped if lane is not None else 0
+
+
+def _spin(app: object, seconds: float) -> None:
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        app.processEvents()  # type: ignore[attr-defined]
+        time.sleep(0.001)
+
+
+def run() -> list[str]:
+    os.environ.setdefault("FIELDSTATION_CONFIG_DIR", tempfile.mkdtemp(prefix="fs-bench-"))
+    jpeg = jpeg_bytes(test_image())
+    fast, cv = bare_decode_s(jpeg, iterations(30, 3))
+    latencies, gui, dropped = camera_pipeline(jpeg, iterations(150, 15))
+    lines = [
+        report("Camera 1080p JPEG at 30 fps, bus to pixels per frame "
+               "(put -> painted / bare simplejpeg decode)", median(latencies), fast, 1.3),
+        report("Camera 1080p JPEG at 30 fps, bus to pixels per frame "
+               "(put -> painted / bare cv2.imdecode, the issue's baseline)",
+               median(latencies), cv, 1.3),
+        report("Camera GUI-thread time per shown 1080p frame (panel tick + paint / "
+               "bare simplejpeg decode)", median(gui), fast),
+    ]
+    p99 = percentile(gui, 99)
+    verdict = "met" if median(gui) <= 0.003 else "MISSED"
+    print(f"  GUI-thread per frame: median {median(gui) * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms "
+          f"[target ≤ 3 ms: {verdict}]; p99 put -> painted "
+          f"{percentile(latencies, 99) * 1e3:.1f} ms; {len(latencies)} frames shown, "
+          f"{dropped} dropped by the lane (newest won)", flush=True)
+    return lines
+
+
+if __name__ == "__main__":
+    run()
