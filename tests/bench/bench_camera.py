@@ -29,7 +29,7 @@ from app.qt.application import create_application
 from app.qt.main_window import MainWindow
 from app.qt.start import panel_registry
 from app.station.connection import ConnectionChoice
-from tests.bench.common import iterations, median, percentile, report
+from tests.bench.common import MISSED, iterations, median, percentile, report
 from tests.conftest import free_port
 
 KEY = "fleet/bench-1/camera/compressed"
@@ -135,7 +135,18 @@ def camera_pipeline(jpeg: bytes, frames: int) -> tuple[list[float], list[float],
             while window.station.status.session != "online":
                 app.processEvents()
                 time.sleep(0.01)
-            _spin(app, 0.5)
+            warm_up = threading.Thread(target=publish, args=(robot, jpeg, 10**6, stop))
+            warm_up.start()  # until the panel shows the camera: topics seen, lane running
+            until = time.monotonic() + 15
+            while panel._shown.frame is None and time.monotonic() < until:
+                app.processEvents()
+                time.sleep(0.001)
+            stop.set()
+            warm_up.join()
+            stop.clear()
+            _spin(app, 0.3)
+            latencies.clear()
+            gui.clear()
             putter = threading.Thread(target=publish, args=(robot, jpeg, frames, stop))
             putter.start()
             while putter.is_alive():
@@ -173,13 +184,15 @@ def run() -> list[str]:
         report("Camera GUI-thread time per shown 1080p frame (panel tick + paint / "
                "bare simplejpeg decode)", median(gui), fast),
     ]
-    p99 = percentile(gui, 99)
-    verdict = "met" if median(gui) <= 0.003 else "MISSED"
-    print(f"  GUI-thread per frame: median {median(gui) * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms "
-          f"[target ≤ 3 ms: {verdict}]; p99 put -> painted "
-          f"{percentile(latencies, 99) * 1e3:.1f} ms; {len(latencies)} frames shown, "
-          f"{dropped} dropped by the lane (newest won)", flush=True)
-    return lines
+    gui_line = (f"Camera GUI-thread time per shown 1080p frame: median {median(gui) * 1e3:.2f} ms, "
+                f"p99 {percentile(gui, 99) * 1e3:.2f} ms "
+                f"[target ≤ 3 ms: {'met' if median(gui) <= 0.003 else 'MISSED'}]")
+    print(gui_line, flush=True)
+    if median(gui) > 0.003:
+        MISSED.append(gui_line)
+    print(f"  put -> painted p99 {percentile(latencies, 99) * 1e3:.1f} ms; {len(latencies)} "
+          f"frames shown, {dropped} dropped by the lane (newest won)", flush=True)
+    return [*lines, gui_line]
 
 
 if __name__ == "__main__":
