@@ -21,10 +21,12 @@ class Registry:
 
 def load() -> Registry:
     """Every shipped panel (the ``fieldstation.panels`` entry point names this)."""
+    from panels.battery import BatteryPanel
     from panels.inspector import InspectorPanel
     from panels.plot import PlotPanel
     from panels.robots import RobotsPanel
     from panels.scene3d import Scene3DPanel
     from panels.topics import TopicsPanel
 
-    return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel])
+    return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel,
+                     BatteryPanel])
