@@ -72,3 +72,32 @@ class PlainHost:
 
 def batch_of(*vitals: RobotVitals, now: float = 100.0, active: str | None = ROVER) -> FrameBatch:
     return FrameBatch(now, StationStatus(), active, vitals={v.robot_id: v for v in vitals})
+
+
+class RobotVoice:
+    """Publishes fleet uplinks as rover-1 over real zenoh (for states the sim only reaches
+    by chance: two faults at once, a fault that stays)."""
+
+    def __init__(self, bus: Any) -> None:
+        self.bus = bus
+        self._publishers: dict[str, Any] = {}
+
+    def say(self, member: str, **fields: Any) -> None:
+        from app.bus.keys import uplink_key
+        from app.bus.publisher import Publisher, Traffic
+        from app.codec.registry import registry
+
+        key = uplink_key(ROVER, member)
+        if key not in self._publishers:
+            self._publishers[key] = Publisher(self.bus, key, "fleet.Uplink", Traffic.TELEMETRY)
+        message = registry().struct("fleet.Uplink").new_message(robotId=ROVER, unixTimeMs=1)
+        part = message.init(member)
+        for name, value in fields.items():
+            setattr(part, name, value)
+        self._publishers[key].put(message)
+
+
+def fault(code: str, severity: str, active: bool = True, raised_ms: int = 1_700_000_000_000,
+          source: str = "test", message: str = "") -> dict[str, Any]:
+    return {"code": code, "severity": severity, "active": active, "raisedUnixTimeMs": raised_ms,
+            "source": source, "message": message or f"{code} message"}
