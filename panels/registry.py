@@ -27,7 +27,8 @@ def load() -> Registry:
     from panels.plot import PlotPanel
     from panels.robots import RobotsPanel
     from panels.scene3d import Scene3DPanel
+    from panels.status import StatusPanel
     from panels.topics import TopicsPanel
 
     return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel,
-                     BatteryPanel, FaultsPanel])
+                     BatteryPanel, FaultsPanel, StatusPanel])
