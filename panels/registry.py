@@ -22,6 +22,7 @@ class Registry:
 def load() -> Registry:
     """Every shipped panel (the ``fieldstation.panels`` entry point names this)."""
     from panels.battery import BatteryPanel
+    from panels.capabilities import CapabilitiesPanel
     from panels.faults import FaultsPanel
     from panels.inspector import InspectorPanel
     from panels.plot import PlotPanel
@@ -31,4 +32,4 @@ def load() -> Registry:
     from panels.topics import TopicsPanel
 
     return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel,
-                     BatteryPanel, FaultsPanel, StatusPanel])
+                     BatteryPanel, FaultsPanel, StatusPanel, CapabilitiesPanel])
