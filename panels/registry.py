@@ -25,6 +25,7 @@ def load() -> Registry:
     from panels.capabilities import CapabilitiesPanel
     from panels.faults import FaultsPanel
     from panels.inspector import InspectorPanel
+    from panels.mission import MissionPanel
     from panels.plot import PlotPanel
     from panels.robots import RobotsPanel
     from panels.scene3d import Scene3DPanel
@@ -32,4 +33,5 @@ def load() -> Registry:
     from panels.topics import TopicsPanel
 
     return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel,
-                     BatteryPanel, FaultsPanel, StatusPanel, CapabilitiesPanel])
+                     BatteryPanel, FaultsPanel, StatusPanel, CapabilitiesPanel,
+                     MissionPanel])
