@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.qt.panel_api import PanelHost
 from app.render_text import human_age
@@ -35,15 +43,23 @@ class StatusPanel(PanelBase):
         self.picker = RobotPicker()
         self.hint = QLabel()
         self.tiles = {name: StatusTile(name) for name in TILES}
-        grid = QGridLayout()
+        board = QWidget()
+        grid = QGridLayout(board)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(4)
         for i, tile in enumerate(self.tiles.values()):
             grid.addWidget(tile, i // COLUMNS, i % COLUMNS)
+        scroll = QScrollArea()  # a short dock scrolls rather than squeezing the view
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(board)
         top = QHBoxLayout()
         top.addWidget(self.picker)
         top.addWidget(self.hint, 1)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
-        layout.addLayout(grid, 1)
+        layout.addWidget(scroll, 1)
         self._shown: tuple[Any, ...] = ()
 
     def on_frame(self, batch: FrameBatch) -> None:

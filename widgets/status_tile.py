@@ -24,6 +24,8 @@ class StatusTile(QFrame):
             label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.detail.setWordWrap(True)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(0)
         layout.addWidget(self.caption)
         layout.addWidget(self.value, 1)
         layout.addWidget(self.detail)
