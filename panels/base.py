@@ -30,6 +30,10 @@ class PanelBase(QWidget):
     def on_frame(self, batch: FrameBatch) -> None:
         """Called once per frame tick while the panel is on screen."""
 
+    def watch(self, batch: FrameBatch) -> None:
+        """Called at the tables' rate (a few Hz) while the panel is off screen (closed tab,
+        hidden dock): only to raise an alert (``host.alert``), never to redraw."""
+
     def save_state(self) -> dict[str, Any]:
         return {}
 

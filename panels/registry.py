@@ -21,12 +21,18 @@ class Registry:
 
 def load() -> Registry:
     """Every shipped panel (the ``fieldstation.panels`` entry point names this)."""
+    from panels.battery import BatteryPanel
     from panels.camera import CameraPanel
+    from panels.capabilities import CapabilitiesPanel
+    from panels.faults import FaultsPanel
     from panels.inspector import InspectorPanel
+    from panels.mission import MissionPanel
     from panels.plot import PlotPanel
     from panels.robots import RobotsPanel
     from panels.scene3d import Scene3DPanel
+    from panels.status import StatusPanel
     from panels.topics import TopicsPanel
 
     return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel,
-                     CameraPanel])
+                     BatteryPanel, FaultsPanel, StatusPanel, CapabilitiesPanel,
+                     MissionPanel, CameraPanel])

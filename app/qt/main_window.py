@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         self._topics: dict[str, Any] = {}
         self._lanes: dict[str, LaneStats] = {}
         self._pending_placement: tuple[Any, ...] = ()
+        self._alerts: dict[str, str] = {}  # dock object name -> what it alerts about
         self.live_data_at: float | None = None  # when panels on screen first got robot data
         self.setWindowTitle("Fieldstation")
         self.setWindowIcon(_icon("fieldstation"))
@@ -111,6 +112,8 @@ class MainWindow(QMainWindow):
             return  # a dock closed earlier, whose name a newer dock has taken
         panel = self._panels.pop(object_name, None)
         self._docks.pop(object_name, None)
+        if self._alerts.pop(object_name, None) is not None:
+            self._show_alerts()
         if panel is not None:
             panel.shutdown()
 
@@ -128,6 +131,45 @@ class MainWindow(QMainWindow):
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 5000)
+
+    # -- alerts: kept in the status bar and on the panel's tab until seen --------------------
+    def alert(self, panel: Any, text: str) -> None:
+        name = self._name_of(panel)
+        if name is None:
+            return
+        self._alerts[name] = text
+        self._docks[name].setWindowTitle(f"⚠ {panel.title}")
+        self._show_alerts()
+
+    def alert_seen(self, panel: Any) -> None:
+        name = self._name_of(panel)
+        if name is not None and self._alerts.pop(name, None) is not None:
+            self._docks[name].setWindowTitle(panel.title)
+            self._show_alerts()
+
+    def alerts(self) -> dict[str, str]:
+        return dict(self._alerts)
+
+    def _name_of(self, panel: Any) -> str | None:
+        return next((n for n, p in self._panels.items() if p is panel), None)
+
+    def _show_alerts(self) -> None:
+        if not self._alerts:
+            self._alert_label.hide()
+            return
+        name, text = next(reversed(self._alerts.items()))
+        more = len(self._alerts) - 1
+        self._alert_label.setText(f"<a href='{name}' style='color:#ffffff;"
+                                  f"text-decoration:none'>⚠ {text}"
+                                  + (f" (+{more})" if more else "") + "</a>")
+        self._alert_label.show()
+
+    def _alert_clicked(self, name: str) -> None:
+        dock, panel = self._docks.get(name), self._panels.get(name)
+        if dock is not None and panel is not None:
+            dock.show()
+            dock.raise_()
+            self.alert_seen(panel)
 
     # -- the frame tick ------------------------------------------------------------------
     def tick(self) -> None:
@@ -151,10 +193,15 @@ class MainWindow(QMainWindow):
         feeds = self.station.feeds
         batch = FrameBatch(now, self.station.status, self.active_robot, self._robots,
                            self._topics, dict(feeds.latest), dict(feeds.series),
-                           tables_changed, dict(feeds.converted), self._lanes)
+                           tables_changed, dict(feeds.converted), self._lanes,
+                           self.station.vitals.snapshot())
         feeds.frame_taken()
         for panel in visible:
             panel.on_frame(batch)
+        if tables_changed:
+            for panel in self._panels.values():
+                if panel not in visible:
+                    panel.watch(batch)
         if self.live_data_at is None and visible and _shows_live_data(batch):
             self.live_data_at = time.time()
 
@@ -339,6 +386,13 @@ class MainWindow(QMainWindow):
         self._internal_label.setToolTip("Errors inside Fieldstation: click to see them")
         self._internal_label.linkActivated.connect(lambda _: self.show_internal_errors())
         self._robot_label = QLabel("No active robot")
+        self._alert_label = QLabel()
+        self._alert_label.setStyleSheet("background:#b62324;color:#ffffff;font-weight:bold;"
+                                        "border-radius:3px;padding:1px 6px;")
+        self._alert_label.setToolTip("Click to see it")
+        self._alert_label.linkActivated.connect(self._alert_clicked)
+        self._alert_label.hide()
+        bar.insertPermanentWidget(0, self._alert_label)  # a message must not hide it
         for widget in (self._sim_badge, self._session_label, self._robots_label,
                        self._errors_label, self._internal_label, self._robot_label):
             bar.addPermanentWidget(widget)

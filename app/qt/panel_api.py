@@ -7,6 +7,7 @@ protocols. A panel is a QWidget with a stable ``panel_id`` (saved layouts name i
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Protocol
 
 from app.station.frame import FrameBatch
@@ -28,6 +29,16 @@ class PanelHost(Protocol):
 
     def show_message(self, text: str) -> None: ...
 
+    @property
+    def config_dir(self) -> Path: ...
+
+    def alert(self, panel: Any, text: str) -> None:
+        """Something the operator must see (a new critical fault): shown in the status bar
+        and marked on the panel's tab until the operator clicks it there or the panel calls
+        :meth:`alert_seen`."""
+
+    def alert_seen(self, panel: Any) -> None: ...
+
 
 class Panel(Protocol):
     panel_id: str
@@ -37,6 +48,10 @@ class Panel(Protocol):
     def interests(self) -> set[Interest]: ...
 
     def on_frame(self, batch: FrameBatch) -> None: ...
+
+    def watch(self, batch: FrameBatch) -> None:
+        """Called a few times a second instead of on_frame while the panel is off screen:
+        the place to raise an alert, never to redraw."""
 
     def save_state(self) -> dict[str, Any]: ...
 

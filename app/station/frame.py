@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.bus.stats import TopicStats
 from app.station.interests import Converted, ConvertedValue, LaneStats, LatestValue, Series
 from app.station.robots import RobotInfo, StationStatus
 from app.station.series import SeriesBuffer
+from app.station.vitals import RobotVitals
 
 
 @dataclass
@@ -22,3 +24,4 @@ class FrameBatch:
     tables_changed: bool = False  # robots/topics/lanes were refreshed this tick (a few Hz)
     converted: dict[Converted, ConvertedValue] = field(default_factory=dict)
     lanes: dict[str, LaneStats] = field(default_factory=dict)  # per wanted key
+    vitals: Mapping[str, RobotVitals] = field(default_factory=dict)  # per robot id

@@ -17,17 +17,19 @@ from typing import Any
 
 from app.bus import catalog as catalog_mod
 from app.bus.config import BusConfig
-from app.bus.keys import DEFAULT_ROOT, robot_of
+from app.bus.keys import DEFAULT_ROOT, UPLINK_SEGMENTS, robot_of
 from app.bus.presence import PresenceTracker, RobotPresence
 from app.bus.session import BusError, BusSession
 from app.bus.stats import TopicStats
 from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
+from app.station.commands import Commander
 from app.station.feeds import Consumer, Delivery, FeedHub
 from app.station.incidents import Incidents
 from app.station.interests import Interest, Stream
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus
+from app.station.vitals import UPLINK_MEMBERS, VitalsBook
 
 WORKER_PERIOD_S = 0.5
 log = logging.getLogger(__name__)
@@ -51,9 +53,14 @@ class Station:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self.worker_cpu_s = 0.0
+        self.vitals = VitalsBook()
+        self.commands = Commander(lambda: self.bus, root)
         self._vitals = self.feeds.consumer("vitals", on_sample=self._on_vital)
         self._vitals.want({
             Stream(f"{root}/*/{vital.suffix}", vital.type_name) for vital in VITALS
+        } | {
+            Stream(f"{root}/*/uplink/{UPLINK_SEGMENTS[member]}", "fleet.Uplink")
+            for member in UPLINK_MEMBERS
         } | {Stream(f"{root}/**", BOW_BATTERY[0])})
         self._thread = threading.Thread(target=self._run, name="station", daemon=True)
         self._thread.start()
@@ -100,6 +107,7 @@ class Station:
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout)
+        self.commands.close()
         self._vitals.close()
         self.feeds.close()
 
@@ -130,6 +138,7 @@ class Station:
         self._close_session()
         with self._lock:
             self._robots = {}
+        self.vitals.forget()
         try:
             bus = BusSession(config)
         except (BusError, FileNotFoundError) as exc:
@@ -208,6 +217,9 @@ class Station:
             message = delivery.message()
         except DecodeError:
             return  # counted on its topic already
+        sample = delivery.sample
+        self.vitals.offer(robot_id, message.type_name, message.root, sample.arrival,
+                          sample.received)
         found = _vitals_of(key, message.type_name, message.root)
         if not found:
             return

@@ -13,6 +13,7 @@ from app import resources
 from app.layouts import FORMAT, VERSION, DockRecord, Layout, LayoutError, parse_layout, read_layout
 
 KNOWN = ["robots", "topics", "inspector", "plot", "scene3d", "camera"]
+HEALTH = ["battery", "faults", "status", "capabilities", "mission"]
 
 
 def layout_json(**changes: object) -> dict:
@@ -113,7 +114,7 @@ def test_read_layout_reports_a_missing_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["Field laptop", "Teleop station"])
 def test_shipped_default_layouts_are_valid(name: str) -> None:
     assert name in resources.default_layout_names()
-    layout = read_layout(resources.LAYOUTS / f"{name}.json", KNOWN)
+    layout = read_layout(resources.LAYOUTS / f"{name}.json", KNOWN + HEALTH)
     assert layout.name == name
     assert layout.window_state == b""  # placed by area and share, for any screen
     assert {d.panel_id for d in layout.docks} >= {"robots"}

@@ -1,0 +1,131 @@
+"""Commands that must arrive (services, settings, missions) as fleet ``Command`` envelopes,
+and what became of each: the robot's acknowledgement, its answer, or silence.
+
+Qt-free. The robot acknowledges a command by reporting its ``seq`` as
+``StatusTelemetry.lastCommandSeq``; it explains a refusal in a ``RobotMessage``. A call is
+therefore settled by the first of: the acknowledgement, a robot message that arrived after
+it was sent, or ``timeout_s`` of silence.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.bus.keys import DEFAULT_ROOT, command_key
+from app.bus.publisher import Publisher, Traffic
+from app.bus.session import BusSession
+from app.codec.registry import registry
+from app.station.vitals import RobotVitals
+
+COMMAND = "fleet.Command"
+ANSWER_TIMEOUT_S = 5.0
+
+_seq_lock = threading.Lock()
+_last_seq = 0
+
+
+class CommandError(Exception):
+    """A command that could not be sent; the message says why, for the operator."""
+
+
+def next_seq() -> int:
+    """Increasing across calls and across restarts of the app (microseconds since the
+    epoch, bumped when two come in the same microsecond), so a robot's lastCommandSeq is
+    comparable with any seq this app sent."""
+    global _last_seq
+    with _seq_lock:
+        _last_seq = max(_last_seq + 1, time.time_ns() // 1000)
+        return _last_seq
+
+
+@dataclass(frozen=True)
+class Sent:
+    robot_id: str
+    seq: int
+    what: str  # for the operator: "Horn", "Max speed = 1.2"
+    sent_at: float  # time.monotonic()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    state: str  # "waiting" | "done" | "answered" | "timeout"
+    text: str
+
+
+def outcome(sent: Sent, vitals: RobotVitals | None, now: float,
+            timeout_s: float = ANSWER_TIMEOUT_S) -> Outcome:
+    """What became of a sent command, judged from the robot's vitals."""
+    said = next((m for m in (vitals.messages if vitals else ()) if m.at >= sent.sent_at), None)
+    status = vitals.status if vitals else None
+    if status is not None and status.at >= sent.sent_at and status.last_command_seq >= sent.seq:
+        return Outcome("done", said.text if said else "acknowledged")
+    if said is not None:
+        return Outcome("answered", said.text)
+    if now - sent.sent_at >= timeout_s:
+        return Outcome("timeout", f"no answer in {timeout_s:g} s")
+    return Outcome("waiting", "sent…")
+
+
+class Commander:
+    """Builds and publishes commands; one publisher per key, made again on a new session."""
+
+    def __init__(self, bus: Callable[[], BusSession | None], root: str = DEFAULT_ROOT) -> None:
+        self._bus = bus
+        self.root = root
+        self._publishers: dict[str, Publisher] = {}
+        self._for: BusSession | None = None
+
+    def send(self, robot_id: str, member: str, what: str,
+             fill: Callable[[Any], None]) -> Sent:
+        """Sends ``Command.<member>``, filled by ``fill(builder_of_member)``."""
+        bus = self._bus()
+        if bus is None or bus.closed:
+            raise CommandError("not connected")
+        key = command_key(robot_id, member, self.root)
+        seq = next_seq()
+        message = registry().struct(COMMAND).new_message()
+        message.robotId, message.unixTimeMs, message.seq = robot_id, time.time_ns() // 10**6, seq
+        if member in ("service", "setting", "mission"):
+            fill(message.init(member))
+        else:
+            raise CommandError(f"{member} commands are not sent from here")
+        self._publisher(bus, key).put(message)
+        return Sent(robot_id, seq, what, time.monotonic())
+
+    def _publisher(self, bus: BusSession, key: str) -> Publisher:
+        if bus is not self._for:
+            self._publishers, self._for = {}, bus  # the old session released its handles
+        publisher = self._publishers.get(key)
+        if publisher is None:
+            publisher = self._publishers[key] = Publisher(bus, key, COMMAND, Traffic.COMMAND)
+        return publisher
+
+    def close(self) -> None:
+        for publisher in self._publishers.values():
+            if self._for is not None and not self._for.closed:
+                publisher.close()
+        self._publishers = {}
+
+
+def fill_value(value: Any, kind: str, number: Any) -> None:
+    """Sets a fleet.Value builder to ``number`` as ``kind`` (string, int, number, bool,
+    enum); raises CommandError for a value that cannot be sent."""
+    if kind == "int":
+        if not isinstance(number, int) or not -2**31 <= number < 2**31:
+            raise CommandError(f"{number!r} is not a 32-bit integer")
+        value.int = number
+    elif kind == "number":
+        if not isinstance(number, int | float) or not math.isfinite(number):
+            raise CommandError(f"{number!r} is not a finite number")
+        value.number = float(number)
+    elif kind == "bool":
+        value.bool = bool(number)
+    elif kind in ("string", "enum"):
+        setattr(value, kind, str(number))
+    else:
+        raise CommandError(f"cannot send a value of type {kind!r}")
