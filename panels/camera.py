@@ -332,7 +332,7 @@ class CameraPanel(PanelBase):
 
     def _show(self, frame: CameraFrame | None, error: str) -> None:
         if frame is not None and frame is not self._shown.frame:
-            self.view.set_image(frame.image)
+            self.view.set_image(frame.display if frame.display is not None else frame.image)
             self._shown.frame = frame
             now = time.monotonic()
             self._shown.shown_at = [t for t in self._shown.shown_at

@@ -52,12 +52,13 @@ class DrawnOverlay:
 
 def qimage_over(array: np.ndarray) -> QImage:
     """A QImage over ``array``'s memory (no copy: keep the array alive while it is used).
-    (H, W) grey, (H, W, 3) RGB or (H, W, 4) RGBX, uint8, rows contiguous."""
+    uint8 (H, W) grey, (H, W, 3) RGB or (H, W, 4) B, G, R, X bytes — Qt's RGB32, the
+    format it draws and scales fastest."""
     if array.dtype != np.uint8 or array.ndim not in (2, 3):
         raise ValueError(f"cannot show an array of {array.dtype} {array.shape}")
     channels = 1 if array.ndim == 2 else array.shape[2]
     formats = {1: QImage.Format.Format_Grayscale8, 3: QImage.Format.Format_RGB888,
-               4: QImage.Format.Format_RGBX8888}
+               4: QImage.Format.Format_RGB32}
     if channels not in formats:
         raise ValueError(f"cannot show an image of {channels} channels")
     if array.strides[-1] != 1 or (array.ndim == 3 and array.strides[1] != channels):

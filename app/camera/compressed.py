@@ -1,7 +1,8 @@
 """Compressed still images (jpeg, png, webp) -> display pixels.
 
-JPEG goes through simplejpeg (libjpeg-turbo, the fastest self-contained decoder here) to
-RGBX, which costs no more than RGB and is what Qt draws fastest; the fast DCT and chroma
+JPEG goes through simplejpeg (libjpeg-turbo, the fastest self-contained decoder here)
+straight to B, G, R, X bytes — Qt's own RGB32, which it draws and scales without converting,
+for no more than RGB costs; ``image`` is an RGB view of them. The fast DCT and chroma
 upsampling save about a tenth of the time for a loss no one sees on a live view. Damage
 libjpeg can recover from (a truncated scan, the stray bytes many USB cameras leave before a
 marker) shows what decoded, as a browser would; anything else is refused as corrupt.
@@ -50,7 +51,10 @@ def decode_image(data: np.ndarray | bytes, format_name: str,
         raise ConversionError(f"empty {format_name or 'image'}")
     kind = image_format(format_name, data)
     if kind == "jpeg":
-        return Pixels(decode_jpeg(data))
+        decoded = decode_jpeg(data)
+        if decoded.ndim == 2:
+            return Pixels(decoded)
+        return Pixels(decoded[..., 2::-1], display=decoded)
     size = _png_size(data) if kind == "png" else _webp_size(data)
     if size is None:
         raise ConversionError(f"corrupt {kind}: no image header")
@@ -59,14 +63,14 @@ def decode_image(data: np.ndarray | bytes, format_name: str,
 
 
 def decode_jpeg(data: np.ndarray | bytes) -> np.ndarray:
-    """A JPEG -> (H, W, 4) RGBX, or (H, W) for a greyscale JPEG."""
+    """A JPEG -> (H, W, 4) B, G, R, X bytes, or (H, W) for a greyscale JPEG."""
     try:
         height, width, colorspace, _ = simplejpeg.decode_jpeg_header(data)
         check_size(width, height, 4, "jpeg")
         if colorspace in ("CMYK", "YCCK"):  # print files; libjpeg-turbo gives no RGB of them
             raise ConversionError(f"jpeg in {colorspace} colours is not shown")
         grey = colorspace == "Gray"
-        image = simplejpeg.decode_jpeg(data, "GRAY" if grey else "RGBX", fastdct=JPEG_FAST,
+        image = simplejpeg.decode_jpeg(data, "GRAY" if grey else "BGRX", fastdct=JPEG_FAST,
                                        fastupsample=JPEG_FAST, strict=False)
     except (ValueError, RuntimeError) as exc:
         detail = str(exc).split("(): ", 1)[-1]  # libjpeg-turbo names its function first

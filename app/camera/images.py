@@ -34,6 +34,7 @@ import numpy as np
 
 from app.camera.colormap import Range
 from app.camera.compressed import decode_image
+from app.camera.display import qt_image
 from app.camera.model import CameraFrame
 from app.camera.raw import Pixels, check_size, depth_pixels, raw_pixels
 from app.codec.data_view import data_array
@@ -60,8 +61,10 @@ def image_frame(decoded: DecodedMessage, source: str = "",
             pixels, encoding, stamp, frame_id, source = reader(decoded, source, depth_range)
         except DecodeError as exc:  # a missing or short attachment buffer: says which
             raise ConversionError(str(exc)) from None
+        display = pixels.display if pixels.display is not None else qt_image(pixels.image)
     return CameraFrame(pixels.image, stamp, frame_id, encoding, source, pixels.values,
-                       pixels.value_unit, pixels.value_range, time.thread_time() - started)
+                       pixels.value_unit, pixels.value_range, time.thread_time() - started,
+                       display)
 
 
 def camera_sources(decoded: DecodedMessage) -> list[tuple[str, str, str]]:

@@ -1,8 +1,9 @@
 """What the camera code hands the panel: display frames and overlays, frozen values.
 
 Conventions:
-- ``CameraFrame.image`` is what is shown: uint8, C-contiguous, (H, W, 4) RGBX / RGBA,
-  (H, W, 3) RGB, or (H, W) grey. Decoders pick whichever their library makes cheapest.
+- ``CameraFrame.image`` is the picture: uint8, (H, W, 4) RGBA / RGBX, (H, W, 3) RGB, or
+  (H, W) grey. ``display`` is the same picture as the view draws it, made on the lane:
+  (H, W, 4) B, G, R, X bytes (Qt's RGB32), or (H, W) grey (``app.camera.display``).
 - ``CameraFrame.values`` is what the pixel under the cursor reads when the image is a
   rendering of other numbers (depth in metres or raw counts, 16-bit mono, float images);
   ``None`` means read ``image``.
@@ -31,6 +32,7 @@ class CameraFrame:
     value_unit: str = ""  # "m", "mm", "" for the pixel readout
     value_range: tuple[float, float] | None = None  # the colour map's range, when one was used
     decode_s: float = 0.0  # time spent decoding and converting this frame (thread CPU)
+    display: np.ndarray | None = None  # None: draw ``image``
 
     @property
     def width(self) -> int:

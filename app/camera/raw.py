@@ -43,6 +43,7 @@ class Pixels:
     values: np.ndarray | None = None
     value_unit: str = ""
     value_range: Range | None = None
+    display: np.ndarray | None = None  # already in Qt's order (see app.camera.display)
 
 
 @dataclass(frozen=True)

@@ -247,3 +247,13 @@ def test_converter_refuses_what_is_not_an_image() -> None:
     decoded = decode(encoding_for("foxglove.Log"), new("foxglove.Log").to_bytes())
     with pytest.raises(ConversionError, match=r"^foxglove\.Log is not a still image$"):
         get_converter("camera.image")(decoded)
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+def test_colour_pictures_are_handed_to_the_view_in_qt_order(channels: int) -> None:
+    pixels = picture(24, 32, channels)
+    encoding = "rgb8" if channels == 3 else "rgba8"
+    shown = frame(new("foxglove.RawImage", width=32, height=24, encoding=encoding,
+                      step=0, data=pixels.tobytes()))
+    assert shown.display is not None and shown.display.shape == (24, 32, 4)
+    np.testing.assert_array_equal(shown.display[..., 2::-1], pixels[..., :3])
