@@ -6,6 +6,7 @@ import sys
 
 from tests.bench import (
     bench_bus_latency,
+    bench_camera,
     bench_cloud_decode,
     bench_feeds,
     bench_gui,
@@ -17,7 +18,7 @@ from tests.bench import (
 )
 from tests.bench.common import MISSED, short_mode
 
-BENCHMARKS = (bench_bus_latency, bench_cloud_decode, bench_feeds, bench_gui, bench_plot,
+BENCHMARKS = (bench_bus_latency, bench_camera, bench_cloud_decode, bench_feeds, bench_gui, bench_plot,
               bench_scene, bench_scene_view, bench_startup, bench_soak)
 
 

@@ -1,7 +1,8 @@
 """GUI responsiveness: the worst event-loop stalls of a 1 ms timer while the full simulated
 fleet streams into five open panels, against the same window with nothing streaming; then
 the same with the 3D view open on the rover (its cloud, boxes, scene), with the frames each
-key's lane dropped.
+key's lane dropped; then with two camera panels beside it (the rover's JPEG camera with its
+overlays and projected boxes, the humanoid's camera).
 
 Run under a display (Xvfb in CI). Target: p99 stall under one 60 Hz frame (16.7 ms).
 """
@@ -122,6 +123,13 @@ def run() -> list[str]:
     shown = ", ".join(f"{k.removeprefix('fleet/')} {n / seconds:.1f}/s"
                       for k, n in sorted(dropped.items()) if n)
     print(f"  dropped frames per key (newest won): {shown or 'none'}", flush=True)
+    started = time.monotonic()
+    cameras = [("camera", {"camera": "fleet/rover-1/camera/compressed"}),
+               ("camera", {"camera": "fleet/humanoid-1/vision"})]
+    with_cameras = measure(ConnectionChoice(simulation=True), iterations(8, 5), duration,
+                           [*PANELS, ("scene3d", {"camera": "orbit"}), *cameras])
+    lines.append(stall_line("with the fleet streaming, the 3D view and two cameras open",
+                            with_cameras, started))
     return lines
 
 
