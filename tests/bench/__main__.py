@@ -18,8 +18,8 @@ from tests.bench import (
 )
 from tests.bench.common import MISSED, short_mode
 
-BENCHMARKS = (bench_bus_latency, bench_camera, bench_cloud_decode, bench_feeds, bench_gui, bench_plot,
-              bench_scene, bench_scene_view, bench_startup, bench_soak)
+BENCHMARKS = (bench_bus_latency, bench_camera, bench_cloud_decode, bench_feeds, bench_gui,
+              bench_plot, bench_scene, bench_scene_view, bench_startup, bench_soak)
 
 
 def main() -> None:
