@@ -98,6 +98,26 @@ def _cv2() -> str:
     return f"{cv2.__version__}, JPEG round trip, numpy {np.__version__}"
 
 
+def _video() -> str:
+    """PyAV's bundled FFmpeg: an H.264 frame encoded and decoded back; simplejpeg too."""
+    import av
+    import numpy as np
+    import simplejpeg
+
+    encoder = av.CodecContext.create("libx264", "w")
+    encoder.width, encoder.height, encoder.pix_fmt = 64, 48, "yuv420p"
+    frame = av.VideoFrame.from_ndarray(np.full((48, 64, 3), 200, np.uint8), format="rgb24")
+    packets = [*encoder.encode(frame.reformat(format="yuv420p")), *encoder.encode(None)]
+    decoder = av.CodecContext.create("h264", "r")
+    pictures = [p for packet in packets for p in decoder.decode(packet)]
+    if not pictures:
+        raise RuntimeError("H.264 round trip gave no picture")
+    jpeg = simplejpeg.encode_jpeg(np.zeros((8, 8, 3), np.uint8))
+    if simplejpeg.decode_jpeg(jpeg).shape != (8, 8, 3):
+        raise RuntimeError("simplejpeg round trip failed")
+    return f"av {av.__version__} (FFmpeg), H.264 round trip; simplejpeg {simplejpeg.__version__}"
+
+
 def _pyqtgraph() -> str:
     import pyqtgraph
 
@@ -135,7 +155,7 @@ def _metadata() -> str:
 CHECKS: dict[str, Callable[[], str]] = {
     "metadata": _metadata, "schemas": _schemas, "resources": _resources, "capnp": _capnp,
     "zenoh": _zenoh, "qt-plugins": _qt_plugins, "pyqtgraph": _pyqtgraph, "vispy": _vispy,
-    "pygame": _pygame, "cv2": _cv2,
+    "pygame": _pygame, "cv2": _cv2, "video": _video,
 }
 
 
