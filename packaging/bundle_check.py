@@ -109,7 +109,7 @@ def _video() -> str:
     frame = av.VideoFrame.from_ndarray(np.full((48, 64, 3), 200, np.uint8), format="rgb24")
     packets = [*encoder.encode(frame.reformat(format="yuv420p")), *encoder.encode(None)]
     decoder = av.CodecContext.create("h264", "r")
-    pictures = [p for packet in packets for p in decoder.decode(packet)]
+    pictures = [p for packet in [*packets, None] for p in decoder.decode(packet)]
     if not pictures:
         raise RuntimeError("H.264 round trip gave no picture")
     jpeg = simplejpeg.encode_jpeg(np.zeros((8, 8, 3), np.uint8))
