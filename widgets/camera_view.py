@@ -203,7 +203,11 @@ class CameraView(QWidget):
             painter.resetTransform()
             if self._greyed:
                 painter.fillRect(self.rect(), GREY_VEIL)
+            width, height = self.image_size()
+            # what lies outside the picture (a box half out of view) is not drawn beside it
+            painter.setClipRect(transform.mapRect(QRectF(0, 0, width, height)))
             self._paint_overlays(painter, transform, scale)
+            painter.setClipping(False)
         if self._message:
             self._paint_message(painter)
         painter.end()

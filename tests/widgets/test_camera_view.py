@@ -140,3 +140,17 @@ def test_qimage_refuses_what_it_cannot_show() -> None:
         qimage_over(np.zeros((4, 4), np.float32))
     strided = np.zeros((8, 8, 3), np.uint8)[:, ::2]
     assert qimage_over(strided).width() == 4
+
+
+def test_overlays_are_clipped_to_the_picture(qtbot: QtBot) -> None:
+    view = CameraView()
+    qtbot.addWidget(view)
+    view.resize(640, 240)  # the 320x240 picture fitted in the middle, black bars beside it
+    view.set_image(grey_image())
+    beyond = Shape("box", np.array(((250.0, 60.0), (420.0, 120.0))), color=RED, thickness=3.0)
+    view.set_overlays([DrawnOverlay(ImageOverlay((beyond,)))])
+    view.show()
+    qtbot.waitExposed(view)
+    pixels = grab(view)
+    assert red_near(pixels, *on_screen(view, 250, 90))  # the edge inside the picture
+    assert not red_near(pixels, *on_screen(view, 400, 60))  # the top edge past the picture
