@@ -124,7 +124,7 @@ class H264Gaps:
         for at in nal_units(data):
             kind = data[at] & 0x1F
             if kind == H264_SPS:
-                self._read_sps(_rbsp(data, at + 1))
+                self._read_sps(_rbsp(data, at + 1, 512))  # scaling lists can be long
             elif kind == H264_PPS:
                 reader = _Bits(_rbsp(data, at + 1, 8))
                 self._pps[reader.ue()] = reader.ue()
@@ -191,7 +191,7 @@ def _skip_scaling_list(reader: _Bits, size: int) -> None:
         last = following or last
 
 
-def _rbsp(data: bytes, start: int, limit: int = 256) -> bytes:
+def _rbsp(data: bytes, start: int, limit: int) -> bytes:
     """Up to ``limit`` bytes of a NAL unit's payload with emulation prevention removed."""
     return data[start:start + limit].replace(b"\x00\x00\x03", b"\x00\x00")
 

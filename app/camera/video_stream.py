@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from app.camera.model import CameraFrame
 from app.camera.video import VideoDecoder
-from app.codec.data_view import data_array
 from app.codec.errors import DecodeError
 from app.codec.stamps import best_time
 from app.convert.capnp_data import converting
@@ -89,7 +88,7 @@ class VideoFeed:
         with converting(COMPRESSED_VIDEO):
             video_format = str(root.format)
             frame_id = str(root.frameId)
-            data = data_array(root, "data")
+            data = root.data  # bytes: the decoder reads the bitstream itself
         decoder = self._decoder_for(video_format)
         stamp = self._stamp(root, delivery)
         frame = self._decode(decoder, data, stamp, False, delivery.superseded)
@@ -111,7 +110,7 @@ class VideoFeed:
                 return image_frame(message, source=self.source)
             source = str(sample.source)
             lost = self._gap(int(sample.frameNumber))
-            data = data_array(sample, "data")
+            data = sample.data
         decoder = self._decoder_for(compression)
         frame = self._decode(decoder, data, self._stamp(root, delivery), lost,
                              delivery.superseded)
