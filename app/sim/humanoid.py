@@ -54,6 +54,7 @@ GROUND_ELEVATION_M = 408.0
 GPS_ANTENNA = np.array([0.0, 0.14, -0.02])  # on top of the head, in the head link's frame
 IMU_SOURCE = "pelvis_imu"
 CAMERA_SOURCE = "head_camera"
+VIDEO_SOURCE = "head_camera_h264"  # the same view as H.264, a second sample of each message
 # Noise of the simulated IMU (1 sigma).
 GYRO_NOISE = 0.003  # rad/s
 ACC_NOISE = 0.03  # m/s²
@@ -214,18 +215,21 @@ class SimHumanoid(SimRobot):
         if fault is not None and fault.darkens_camera:
             frame = (frame * 0.3).astype(np.uint8)
         msg = self.new("bow.ImageSamples")
-        sample = msg.init("samples", 1)[0]
-        sample.source = CAMERA_SOURCE
-        sample.data = self.camera.jpeg(frame)
-        sample.dataShape = [self.camera.width, self.camera.height, 3]
-        sample.compression = "jpg"
-        sample.imageType = "rgb"
-        _fill_transform(sample.transform, camera_pose, "head_camera")
-        sample.frameNumber = self._frame
-        sample.designation = "none"
-        sample.hfov = self.camera.hfov_deg
-        sample.vfov = self.camera.vfov_deg
-        sample.newDataFlag = True
+        still, video = msg.init("samples", 2)
+        still.data = self.camera.jpeg(frame)
+        still.compression = "jpg"
+        video.data = self.camera.h264(frame)
+        video.compression = "h264"
+        for sample, source in ((still, CAMERA_SOURCE), (video, VIDEO_SOURCE)):
+            sample.source = source
+            sample.dataShape = [self.camera.width, self.camera.height, 3]
+            sample.imageType = "rgb"
+            _fill_transform(sample.transform, camera_pose, "head_camera")
+            sample.frameNumber = self._frame
+            sample.designation = "none"
+            sample.hfov = self.camera.hfov_deg
+            sample.vfov = self.camera.vfov_deg
+            sample.newDataFlag = True
         return msg
 
     def _proprioception(self, now: float) -> Any:

@@ -6,7 +6,9 @@ World frame: X east, Y up, Z north (the bow seed's axes with forward = north).
 
 from __future__ import annotations
 
+import fractions
 import math
+from typing import Any
 
 import cv2
 import numpy as np
@@ -23,6 +25,7 @@ POST_HEIGHT_M = 2.0
 POST_WIDTH_M = 0.25
 FOG_DISTANCE_M = 60.0
 JPEG_QUALITY = 80
+KEY_FRAME_EVERY = 15  # pictures: 1.5 s at the humanoid's 10 Hz
 
 _SKY_ZENITH = (190.0, 120.0, 60.0)  # BGR
 _SKY_HORIZON = (235.0, 215.0, 190.0)
@@ -41,6 +44,8 @@ class HeadCamera:
         # Per-pixel ray in the camera frame (X right, Y up, Z forward = 1), flattened.
         self._ray_x = ((u - width / 2) / self.focal).astype(np.float32).ravel()
         self._ray_y = ((height / 2 - v) / self.focal).astype(np.float32).ravel()
+        self._encoder: Any = None
+        self._pts = 0
 
     def render(self, position: np.ndarray, rotation: np.ndarray, caption: str) -> np.ndarray:
         """BGR image seen from ``position`` (world, m) with camera-to-world ``rotation``."""
@@ -90,8 +95,37 @@ class HeadCamera:
             cv2.rectangle(frame, (int(u - half), int(v_top)), (int(u + half), int(v_foot)),
                           colour, thickness=-1)
 
+    def h264(self, frame: np.ndarray) -> bytes:
+        """The next access unit (Annex B) of the camera's live H.264 stream: x264 without
+        B-frames or look-ahead, so each picture leaves as it is encoded; SPS/PPS with every
+        key frame (IDR), as foxglove CompressedVideo asks."""
+        if self._encoder is None:
+            self._encoder = _h264_encoder(self.width, self.height)
+        picture = _av().VideoFrame.from_ndarray(frame, format="bgr24")
+        picture.pts = self._pts
+        self._pts += 1
+        return b"".join(bytes(packet) for packet in self._encoder.encode(picture))
+
     def jpeg(self, frame: np.ndarray) -> bytes:
         ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         if not ok:
             raise RuntimeError("JPEG encoding failed")
         return encoded.tobytes()
+
+
+def _av() -> Any:
+    import av  # here: the app's start-up path (which may start the sim) stays without PyAV
+
+    return av
+
+
+def _h264_encoder(width: int, height: int) -> Any:
+    encoder = _av().CodecContext.create("libx264", "w")
+    encoder.width, encoder.height = width, height
+    encoder.pix_fmt = "yuv420p"
+    encoder.time_base = fractions.Fraction(1, 10)
+    encoder.gop_size = KEY_FRAME_EVERY
+    encoder.max_b_frames = 0
+    encoder.thread_count = 1  # the sim shares two cores with the station
+    encoder.options = {"preset": "ultrafast", "tune": "zerolatency"}
+    return encoder

@@ -16,6 +16,7 @@ from app.bus import catalog as catalog_mod
 from app.bus.publisher import Publisher, Traffic
 from app.bus.session import BusSession
 from app.bus.subscription import RawSample, Subscription
+from app.camera.video import VideoDecoder
 from app.codec.decode import decode, encoding_for
 from app.codec.fields import plain
 from app.codec.registry import registry
@@ -358,6 +359,36 @@ def test_turning_right_shows_in_gyro_heading_and_head(humanoid: SimHumanoid,
     # the head camera turned: the view changed far more than between two frames standing
     # still (only the frame number in the caption changes); turns like this one give 8 to 13
     assert difference(view_after, still[-1]) > max(5.0, 10 * difference(*still))
+
+
+def test_the_head_camera_h264_stream_shows_what_its_jpeg_shows(humanoid: SimHumanoid,
+                                                               bus: BusSession) -> None:
+    watch = Watch(bus)
+    watch.wait_streams()
+    operator = Operator(bus)
+    operator.walk(0.0, 0.8, 2.5)  # turning: each picture differs from the one before
+    watch.wait(lambda: len(watch.seen["vision"]) >= 25, 5.0, "25 vision samples")
+    decoder = VideoDecoder("h264")
+    pairs = []
+    for _, raw in watch.seen["vision"]:
+        still, video = watch.sub.decode(raw).root.samples
+        assert (video.source, video.compression) == ("head_camera_h264", "h264")
+        assert list(video.dataShape) == [320, 240, 3]
+        assert video.frameNumber == still.frameNumber
+        frame = decoder.decode(bytes(video.data))
+        if frame is not None:
+            jpeg = cv2.imdecode(np.frombuffer(bytes(still.data), np.uint8), cv2.IMREAD_COLOR)
+            pairs.append((frame.image, jpeg[:, :, ::-1]))  # BGR -> RGB
+    # a key frame every 1.5 s: the stream was joined within the first 15 samples
+    assert len(pairs) >= 10 and decoder.status == "" and decoder.errors == 0
+    for picture, jpeg in pairs:
+        assert picture.shape == jpeg.shape == (240, 320, 3)
+        colour = picture.reshape(-1, 3).mean(axis=0) - jpeg.reshape(-1, 3).mean(axis=0)
+        assert np.abs(colour).max() < 3.0
+        assert np.abs(picture.astype(int) - jpeg).mean() < 6.0
+    # and each is its own message's picture, not a neighbour's
+    assert np.abs(pairs[-1][0].astype(int) - pairs[-4][1]).mean() > 2 * np.abs(
+        pairs[-1][0].astype(int) - pairs[-1][1]).mean()
 
 
 def test_hand_map_closes_and_reopens_the_fingers(humanoid: SimHumanoid, bus: BusSession) -> None:
