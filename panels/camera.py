@@ -262,7 +262,7 @@ class CameraPanel(PanelBase):
         if camera is not None and camera.type_name in VIDEO_TYPES:
             from app.camera.video_stream import VideoFeed  # PyAV: when a video is shown
 
-            self._feed = VideoFeed(source)
+            self._feed = VideoFeed(source, on_picture=self.host.station.feeds.wake)
         self._projector = BoxProjector(self._robot or "") if camera is not None else None
         self._shown = _Shown()
         self.view.set_image(None)
@@ -323,6 +323,7 @@ class CameraPanel(PanelBase):
         lane_dropped = lane.dropped if lane is not None else 0
         if self._feed is not None:
             snapshot = self._feed.latest()
+            self._feed.taken(snapshot.version)
             frame = snapshot.frame
             return (frame, frame.stamp if frame is not None else 0.0,
                     snapshot.error or snapshot.status, snapshot.dropped + lane_dropped)

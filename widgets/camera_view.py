@@ -258,14 +258,14 @@ class CameraView(QWidget):
         for index, point in enumerate(points):
             colour = shape.colors[index] if shape.colors is not None and \
                 index < len(shape.colors) else shape.color
-            painter.setBrush(_qcolor(tuple(colour), alpha))  # type: ignore[arg-type]
+            painter.setBrush(_qcolor(tuple(colour), alpha))
             painter.drawEllipse(point, radius, radius)
 
     def _paint_segments(self, painter: QPainter, shape: Shape, points: list[QPointF],
                         pen: QPen) -> None:
         for index in range(0, len(points) - 1, 2):
             if shape.colors is not None and index < len(shape.colors):
-                pen.setColor(_qcolor(tuple(shape.colors[index])))  # type: ignore[arg-type]
+                pen.setColor(_qcolor(tuple(shape.colors[index])))
                 painter.setPen(pen)
             painter.drawLine(points[index], points[index + 1])
 

@@ -97,10 +97,12 @@ class BoxProjector:
         problems: list[str] = []
         for key in self._boxes:
             layer = self._layers[key]
+
+            def camera_from(frame_id: str, layer: Layer = layer) -> np.ndarray | None:
+                return self._camera_from(optical, layer.frame_of(frame_id), stamp, problems)
+
             for model in self._models(layer):
-                overlay = project_model(
-                    model, camera, lambda f, layer=layer: self._camera_from(
-                        optical, layer.frame_of(f), stamp, problems))
+                overlay = project_model(model, camera, camera_from)
                 box_stamp = getattr(model, "stamp", 0.0) or self._stamps.get(key, 0.0)
                 drawn.append((overlay, abs(box_stamp - stamp) <= SYNC_TOLERANCE_S))
         self.problem = "; ".join(dict.fromkeys(problems))

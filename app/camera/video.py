@@ -13,6 +13,7 @@ import time
 from typing import Any, NoReturn
 
 import av
+import cv2
 import numpy as np
 
 from app.camera.bitstream import H264Gaps, is_key_frame
@@ -37,7 +38,7 @@ CODECS = {"h264": "h264", "h265": "hevc", "hevc": "hevc", "vp8": "vp8", "vp9": "
 _DECODERS = {"h264": ("h264", {"err_detect": "+aggressive"}), "hevc": ("hevc", {}),
              "vp8": ("vp8", {}), "vp9": ("vp9", {}),
              "av1": ("libdav1d", {"max_frame_delay": "1"})}
-PIXEL_FORMAT = "rgb24"  # swscale makes RGB 3x faster than RGBA (0.9 vs 2.7 ms at 1080p)
+PIXEL_FORMAT = "rgb24"  # for pixel formats other than 4:2:0 (swscale: RGB beats RGBA 3x)
 
 
 def canonical_codec(name: str) -> str:
@@ -112,9 +113,9 @@ class VideoDecoder:
             return None
         if newest.width > MAX_SIDE or newest.height > MAX_SIDE:
             self._fail(f"{newest.width}x{newest.height} video is larger than {MAX_SIDE} a side")
-        image = np.ascontiguousarray(newest.to_ndarray(format=PIXEL_FORMAT))
-        return CameraFrame(image, stamp=stamp, encoding=self.codec,
-                           decode_s=time.thread_time() - started)
+        display = _display_of(newest)
+        return CameraFrame(display[..., 2::-1], stamp=stamp, encoding=self.codec,
+                           decode_s=time.thread_time() - started, display=display)
 
     def _restart(self, status: str) -> None:
         if not self._waiting:
@@ -126,3 +127,13 @@ class VideoDecoder:
         self.errors += 1
         self._restart(RECOVERING_ERROR)
         raise ConversionError(message)
+
+
+def _display_of(picture: av.VideoFrame) -> np.ndarray:
+    """The picture as B, G, R, X bytes (what the view draws). 4:2:0 — nearly every stream —
+    goes through OpenCV from the planes as they are (1.1 ms at 1080p, against 2.2 ms for
+    swscale's RGB and 3.7 ms for its BGRA); anything else through swscale's RGB."""
+    if picture.format.name == "yuv420p" and picture.width % 2 == 0 and \
+            picture.height % 2 == 0:
+        return cv2.cvtColor(picture.to_ndarray(), cv2.COLOR_YUV2BGRA_I420)
+    return cv2.cvtColor(picture.to_ndarray(format=PIXEL_FORMAT), cv2.COLOR_RGB2BGRA)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,8 +48,10 @@ class VideoFeed:
     """What the camera panel holds for one video key. ``on_delivery`` runs on the key's lane
     thread; ``latest`` and ``taken`` on the GUI thread."""
 
-    def __init__(self, source: str = "") -> None:
+    def __init__(self, source: str = "", on_picture: Callable[[], None] | None = None) -> None:
         self.source = source  # bow: the ImageSample's ``source``; "" = the first video one
+        self._on_picture = on_picture  # told when a new picture is ready (wakes the display)
+        self._sources: tuple[str, ...] = ()  # the cameras a bow message carries
         self._decoder: VideoDecoder | None = None
         self._format = ""
         self._frame_number: int | None = None
@@ -62,6 +65,10 @@ class VideoFeed:
 
     def latest(self) -> VideoSnapshot:
         return self._snapshot
+
+    def sources(self) -> tuple[str, ...]:
+        """The cameras (bow ``source``) the newest message carried; () for other types."""
+        return self._sources
 
     def taken(self, version: int) -> None:
         """The GUI showed the snapshot of ``version``; pictures it never took are dropped."""
@@ -97,6 +104,9 @@ class VideoFeed:
     def _image_samples(self, message: Any, delivery: Delivery) -> CameraFrame | None:
         root = message.root
         with converting(IMAGE_SAMPLES):
+            sources = tuple(str(s.source) for s in root.samples)
+            if sources != self._sources:
+                self._sources = sources
             sample = self._pick(root.samples)
             if sample is None:
                 raise ConversionError(f"no image sample {self.source!r}" if self.source
@@ -180,3 +190,5 @@ class VideoFeed:
                 self._decoded, self._dropped,
                 self._skipped_before + (decoder.skipped if decoder is not None else 0),
                 frame.decode_s if frame is not None else previous.decode_s)
+        if frame is not None and self._on_picture is not None:
+            self._on_picture()

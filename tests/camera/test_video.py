@@ -29,8 +29,10 @@ def stream(codec: str) -> tuple[list[np.ndarray], list[bytes]]:
 
 def assert_shows(frame: CameraFrame | None, image: np.ndarray, index: int) -> None:
     assert frame is not None, f"no picture for packet {index}"
-    assert frame.image.dtype == np.uint8 and frame.image.flags.c_contiguous
-    assert frame.image.shape == image.shape
+    assert frame.image.dtype == np.uint8 and frame.image.shape == image.shape
+    # what the view draws: the same picture as B, G, R, X bytes, contiguous
+    assert frame.display is not None and frame.display.flags.c_contiguous
+    np.testing.assert_array_equal(frame.display[..., 2::-1], frame.image)
     difference = np.abs(frame.image.astype(np.int16) - image).mean()
     assert difference < TOLERANCE, f"picture {index} differs by {difference:.1f}"
     # the square is where picture ``index`` has it, in its colour

@@ -262,3 +262,58 @@ def test_the_rover_camera_shows_its_detections_and_projected_boxes(make_main_win
     qtbot.waitUntil(lambda: projected() > 0, timeout=TIMEOUT_MS)  # the calibration is 1 Hz
     assert projector.problem == ""
     assert "640×480" in panel.status_line.text()
+
+
+def video_message(packet: bytes, stamp: float) -> bytes:
+    message = new("foxglove.CompressedVideo", frameId="cam", format="h264", data=packet)
+    stamp_of(message, stamp)
+    return message.to_bytes()
+
+
+def test_an_h264_stream_with_a_lost_packet_recovers_at_the_next_key_frame(
+        make_main_window, robot, qtbot) -> None:
+    from tests.camera.streams import encode, pictures
+
+    key = "fleet/cam-1/camera/video"
+    gop = 10
+    packets = encode("h264", pictures(3 * gop), gop)
+    window = make_main_window(show=True)
+    panel = window.open_panel("camera", {"camera": key})
+    sent = iter(range(10**6))
+
+    def put(index: int) -> None:
+        robot.put(key, "foxglove.CompressedVideo", video_message(packets[index], time.time()))
+
+    # joined mid-stream: nothing is shown until a key frame, and the panel says so
+    keep_sending(qtbot, robot, lambda: "key frame" in panel.view._message,
+                 sample=lambda _: put(3 + next(sent) % 5))
+    assert panel._shown.frame is None
+    for index in range(gop, 2 * gop):  # a key frame and what follows: pictures
+        put(index)
+        qtbot.wait(15)
+    qtbot.waitUntil(lambda: panel._shown.frame is not None and panel.view._message == "",
+                    timeout=TIMEOUT_MS)
+    shown = panel._shown.frame
+    for index in (2 * gop + 1, 2 * gop + 2):  # the key frame 2*gop is lost on the way
+        put(index)
+        qtbot.wait(15)
+    qtbot.waitUntil(lambda: "recovering" in panel.view._message, timeout=TIMEOUT_MS)
+    assert panel.view._greyed and panel._shown.frame is shown  # no picture of lost references
+    put(0)  # the next key frame
+    qtbot.waitUntil(lambda: panel.view._message == "" and panel._shown.frame is not shown,
+                    timeout=TIMEOUT_MS)
+    assert "h264" in panel.status_line.text()
+    assert window.station.status.internal_errors == 0
+
+
+@pytest.mark.slow
+def test_the_humanoid_h264_camera_is_offered_and_shown(make_main_window, fleet, qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = window.open_panel("camera", {"camera": "fleet/humanoid-1/vision#head_camera_h264"})
+    window.set_active_robot("humanoid-1")
+    qtbot.waitUntil(lambda: panel._shown.frame is not None, timeout=TIMEOUT_MS)
+    assert panel._shown.frame.encoding == "h264"
+    assert panel._shown.frame.source == "head_camera_h264"
+    qtbot.waitUntil(lambda: "fleet/humanoid-1/vision#head_camera" in [  # its JPEG beside it
+        panel.camera_box.itemData(i) for i in range(panel.camera_box.count())],
+        timeout=TIMEOUT_MS)
