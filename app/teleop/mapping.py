@@ -1,8 +1,8 @@
 """Input readings to motion through a profile: pure functions, no state of their own.
 
-Sticks get a radial dead zone over their pair (so a stick pushed straight forward never
-leaks a little sideways) rescaled to start from 0 at its edge, then the expo curve, invert,
-scale and the limit. A NaN or infinite reading counts as 0 (at rest).
+Sticks get a radial dead zone over their pair (round, so the response is the same in
+every direction, with no cross-shaped dead bands along the axes), rescaled to start from 0
+at its edge; then the expo curve, invert, scale and the limit. A NaN or infinite reading counts as 0 (at rest).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ MOVING_GEARS = (Gear.DRIVE, Gear.REVERSE, None)  # None: the robot's gear, unkno
 HAND_DEADZONE = 0.05  # a trigger resting a little open must not creep the hand
 
 
-def finite(value: object) -> float:
-    """The reading as a float; NaN, infinities and non-numbers are 0 (at rest)."""
+def finite(value: object, rest: float = 0.0) -> float:
+    """The reading as a float; NaN, infinities and non-numbers are ``rest``."""
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        return 0.0
-    return number if math.isfinite(number) else 0.0
+        return rest
+    return number if math.isfinite(number) else rest
 
 
 def clamp(value: float, low: float, high: float) -> float:
@@ -31,8 +31,8 @@ def clamp(value: float, low: float, high: float) -> float:
 
 
 def trigger01(raw: object) -> float:
-    """A raw trigger axis (-1 at rest .. 1 pressed) as 0..1."""
-    return clamp((finite(raw) + 1.0) / 2.0, 0.0, 1.0)
+    """A raw trigger axis (-1 at rest .. 1 pressed) as 0..1; a bad reading is at rest."""
+    return clamp((finite(raw, rest=-1.0) + 1.0) / 2.0, 0.0, 1.0)
 
 
 def deadzone(value: float, zone: float) -> float:
