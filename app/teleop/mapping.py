@@ -2,7 +2,8 @@
 
 Sticks get a radial dead zone over their pair (round, so the response is the same in
 every direction, with no cross-shaped dead bands along the axes), rescaled to start from 0
-at its edge; then the expo curve, invert, scale and the limit. A NaN or infinite reading counts as 0 (at rest).
+at its edge; then the expo curve, invert, scale and the limit. A NaN or infinite reading
+counts as 0 (at rest).
 """
 
 from __future__ import annotations

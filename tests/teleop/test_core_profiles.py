@@ -10,8 +10,8 @@ import pytest
 from app.teleop.model import Gear
 from app.teleop.profiles import (
     DEFAULT,
-    FORMAT,
     FILE_MAX_BYTES,
+    FORMAT,
     ProfileError,
     choose_profile,
     list_profiles,
@@ -108,7 +108,7 @@ def test_bad_file_is_refused_with_the_reason_and_default_kept(tmp_path, content,
     assert profile is DEFAULT
     assert refusal.startswith("profile refused, default kept: bad.json: ")
     assert reason in refusal
-    with pytest.raises(ProfileError, match="bad.json"):
+    with pytest.raises(ProfileError, match=r"bad\.json"):
         load_profile(profile_path(tmp_path, "bad"))
 
 
