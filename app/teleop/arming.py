@@ -13,12 +13,15 @@ Every comparison is written so that NaN fails safe (a NaN age is a lost link).
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import Enum
 
 from app.teleop.model import InputState, Motion
+
+log = logging.getLogger(__name__)
 
 VELOCITIES = ("linear", "lateral", "angular", "speed")
 
@@ -182,10 +185,17 @@ class ArmingMachine:
             self._latched = True
         scale, scale_reason = speed_scale(obs, self.config)
         if blocked is None and obs.deadman and not self._latched:
-            self.state = Arming.ARMED
-            self._stops_left = self.config.stop_count
-            self.last_sent = scaled(command(), scale)
-            return Step(Arming.ARMED, "", self.last_sent, scale, scale_reason)
+            try:
+                motion = command()
+            except Exception as exc:  # a bug must stop the robot, not freeze its command
+                log.exception("teleop command failed")
+                self._latched = True
+                blocked = Arming.DISARMED, f"command failed: {exc}"
+            else:
+                self.state = Arming.ARMED
+                self._stops_left = self.config.stop_count
+                self.last_sent = scaled(motion, scale)
+                return Step(Arming.ARMED, "", self.last_sent, scale, scale_reason)
         if blocked is not None:
             self.state, reason = blocked
         else:

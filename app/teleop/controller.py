@@ -167,7 +167,7 @@ class TeleopController:
     def tick(self, tick: Tick) -> Step:
         """One command period (the clock calls it; tests may call it with their own
         ticks, but never alongside a running clock)."""
-        link = self._link_provider() if self._link_provider is not None else None
+        link = self._provided_link()
         with self._lock:
             profile, reading, estop = self._profile, self._input, self._estop
             focused, hand, gear = self._focused, self._hand, self._gear
@@ -206,6 +206,15 @@ class TeleopController:
             link_age=None if link.data_at is None else tick.now - link.data_at,
             latency=link.latency, estop=estop, hand=self._hand, gear=self._gear)
         return step
+
+    def _provided_link(self) -> LinkStatus | None:
+        if self._link_provider is None:
+            return None
+        try:
+            return self._link_provider()
+        except Exception:  # no link known is a lost link: the machine stops
+            log.exception("teleop link provider failed")
+            return LinkStatus(robot=self._status.robot)
 
     @staticmethod
     def _car_rules(motion: Motion, last: Motion, acceleration: float, dt: float) -> Motion:

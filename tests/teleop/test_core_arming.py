@@ -268,3 +268,15 @@ def test_no_motion_without_control_and_every_loss_stops_at_once(cases, stop_coun
             if previous is not None and previous.armed:
                 assert step.send is not None and not nonzero(step.send)
         previous = step
+
+
+def test_a_failing_command_stops_and_needs_a_new_press():
+    machine = armed_machine()
+
+    def broken() -> Motion:
+        raise ZeroDivisionError("division by zero")
+
+    step = machine.step(live(), broken)
+    assert (step.state, step.reason) == (Arming.DISARMED, "command failed: division by zero")
+    assert step.send == DRIVE.stopped()
+    assert not machine.step(live(), lambda: DRIVE).armed

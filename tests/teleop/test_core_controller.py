@@ -372,3 +372,25 @@ def test_stop_sends_the_stops_of_a_loss_of_control():
     finally:
         controller.stop()
     assert wire.snapshot()[-3:] == [(Motion(), False)] * 3
+
+
+def test_a_failing_link_provider_is_a_lost_link():
+    now = 100.0
+    wire = Wire()
+    healthy = [True]
+
+    def provider() -> LinkStatus:
+        if not healthy[-1]:
+            raise RuntimeError("monitor broke")
+        return link_at(now)
+
+    controller = TeleopController(wire, link=provider, clock=lambda: now)
+    controller.set_input(pad(now))
+    controller.tick(Tick(now, 0.0, False, 0.0))
+    controller.set_input(pad(now, "leftshoulder", lefty=-1.0))
+    controller.tick(Tick(now, 0.0, False, 0.0))
+    assert wire.sent[-1][1]
+    healthy.append(False)
+    controller.tick(Tick(now, 0.0, False, 0.0))
+    assert controller.status().reason == "link lost: robot offline"
+    assert wire.sent[-1] == (Motion(), False)
