@@ -141,6 +141,7 @@ class CommandClock:
     def start(self) -> None:
         if self._thread is not None:
             return
+        self._stopping = False
         with self._lock:
             self._schedule.due = self._clock()
         self._thread = threading.Thread(target=self._run, name="teleop-clock", daemon=True)
