@@ -52,8 +52,12 @@ class Outgoing:
     traffic: Traffic
 
 
+FLOAT32_MAX = 3.4028234663852886e38
+
+
 def _finite(value: float, otherwise: float = 0.0) -> float:
-    return value if math.isfinite(value) else otherwise
+    """``value`` if it is finite in a Float32 field, else ``otherwise``."""
+    return value if math.isfinite(value) and abs(value) <= FLOAT32_MAX else otherwise
 
 
 class OutputAdapter:
@@ -157,9 +161,9 @@ class CarAdapter(OutputAdapter):
         self._last_at: float | None = None
 
     def messages(self, motion: Motion, seq: int, now: float) -> list[Outgoing]:
+        gap = math.inf if self._last_at is None else now - self._last_at
+        dt = gap if 0.0 <= gap <= ROBOT_TIMEOUT_S else 0.0  # else the ramp starts afresh
         self._expire(now)
-        dt = 0.0 if self._last_at is None else min(max(now - self._last_at, 0.0),
-                                                   ROBOT_TIMEOUT_S)
         wanted = motion.gear or self.gear
         target = max(0.0, _finite(motion.speed))
         if wanted is not self.gear or self.gear in (Gear.PARK, Gear.NEUTRAL):
