@@ -42,6 +42,10 @@ JOYSTICK_BUTTONS = ("a", "b", "x", "y", "back", "guide", "start", "leftstick", "
 ROBOT_TIMEOUT_S = 0.5
 CAR_ACCEL = 2.0  # m/s², speeding up
 CAR_BRAKE = 4.0  # m/s², slowing down while driving (a stop commands 0 at once)
+# Added to the braking time before a gear change: a car's braking builds up (jerk limits)
+# and the command takes a while to arrive. The simulated car, braking from 3 m/s at its
+# own 4 m/s², still rolls at 0.5 m/s when the commanded speed is computed to be at rest.
+CAR_SETTLE_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -144,16 +148,19 @@ class CarAdapter(OutputAdapter):
     speed (m/s, >= 0, along the gear's direction), speeding up at most ``accel_mps2`` and
     slowing down at most ``brake_mps2`` between messages. The gear never changes while the
     car may be moving: a new gear first brings the commanded speed to 0, then waits the
-    time the car needs to brake from the speed it was last commanded, then changes (speed 0
-    in that message). ``gear`` is the gear sent before any is asked for."""
+    time the car needs to brake from the speed it was last commanded plus ``settle_s``,
+    then changes (speed 0 in that message). ``gear`` is the gear sent before any is asked
+    for."""
 
     type_name = VEHICLE_COMMAND
 
     def __init__(self, robot_id: str, key: str, accel_mps2: float = CAR_ACCEL,
-                 brake_mps2: float = CAR_BRAKE, gear: Gear = Gear.DRIVE) -> None:
+                 brake_mps2: float = CAR_BRAKE, gear: Gear = Gear.DRIVE,
+                 settle_s: float = CAR_SETTLE_S) -> None:
         super().__init__(robot_id, key)
         self.accel_mps2 = accel_mps2
         self.brake_mps2 = brake_mps2
+        self.settle_s = settle_s
         self.gear = gear
         self.speed = 0.0  # last commanded, m/s
         self.steering = 0.0
@@ -190,7 +197,7 @@ class CarAdapter(OutputAdapter):
 
     def _set_speed(self, speed: float, now: float) -> None:
         if speed == 0.0 and self.speed != 0.0:
-            self.at_rest_after = now + self.speed / self.brake_mps2
+            self.at_rest_after = now + self.speed / self.brake_mps2 + self.settle_s
         self.speed = speed
 
     def _write(self, now: float) -> list[Outgoing]:
@@ -245,7 +252,8 @@ def adapter_for(robot_id: str, catalog: Catalog | None, root: str = DEFAULT_ROOT
     """The adapter for the first teleop command the catalog lists; fleet ``Command.teleop``
     when the robot serves no catalog (none, or one learnt by listening); None when its
     catalog lists no command teleop can drive. ``options`` go to the adapter that takes
-    them (CarAdapter: ``accel_mps2``, ``brake_mps2``, ``gear``)."""
+    them (CarAdapter: ``accel_mps2``, ``brake_mps2``, ``gear``,
+    ``settle_s``)."""
     teleop_key = command_key(robot_id, "teleop", root)
     if catalog is None or catalog.discovered:
         return TwistAdapter(robot_id, teleop_key)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -181,7 +182,7 @@ def test_car_speeds_up_at_the_profile_acceleration_and_steers_left_positive() ->
 
 def test_car_never_changes_gear_while_moving() -> None:
     adapter = CarAdapter("car-1", "fleet/car-1/vehicle_command", accel_mps2=2.0,
-                         brake_mps2=4.0)
+                         brake_mps2=4.0, settle_s=0.0)
     forward = drive(adapter, Motion(speed=2.0, gear=Gear.DRIVE), 1.5, 0.0)
     assert forward[-1][:2] == ("drive", pytest.approx(2.0))
     backward = drive(adapter, Motion(speed=1.0, gear=Gear.REVERSE), 2.0, 1.5)
@@ -190,7 +191,7 @@ def test_car_never_changes_gear_while_moving() -> None:
     # braking in drive first (4 m/s² × 50 ms per message) down to 0 before the change
     braking = [s for _, s, _, _ in backward[:first_reverse]]
     assert braking[:3] == pytest.approx([1.8, 1.6, 1.4])
-    assert all(0 <= a - b < 0.2 + 1e-6 for a, b in zip(braking, braking[1:], strict=False))
+    assert all(0 <= a - b < 0.2 + 1e-6 for a, b in itertools.pairwise(braking))
     assert braking[-1] == 0.0 and 10 <= len(braking) <= 11
     assert set(gears[:first_reverse]) == {"drive"}
     assert backward[first_reverse][1] == 0.0  # the change itself at speed 0
@@ -199,13 +200,13 @@ def test_car_never_changes_gear_while_moving() -> None:
 
 
 def test_car_stop_is_speed_zero_with_gear_and_steering_held() -> None:
-    adapter = CarAdapter("car-1", "fleet/car-1/vehicle_command")
+    adapter = CarAdapter("car-1", "fleet/car-1/vehicle_command", settle_s=0.3)
     drive(adapter, Motion(speed=3.0, steering=-0.2, gear=Gear.REVERSE), 1.0, 0.0)
     gear, speed, steer, _ = car_fields(adapter.stop(50, 1.05))
     assert (gear, speed) == ("reverse", 0.0) and steer == pytest.approx(-0.2)
-    # a stop from 2 m/s: the car needs half a second of braking before a gear change
-    assert car_fields(adapter.messages(Motion(gear=Gear.DRIVE), 51, 1.3))[0] == "reverse"
-    assert car_fields(adapter.messages(Motion(gear=Gear.DRIVE), 52, 1.6))[0] == "drive"
+    # a stop from 2 m/s: half a second of braking and the settling time before a change
+    assert car_fields(adapter.messages(Motion(gear=Gear.DRIVE), 51, 1.8))[0] == "reverse"
+    assert car_fields(adapter.messages(Motion(gear=Gear.DRIVE), 52, 1.9))[0] == "drive"
 
 
 def test_car_in_park_or_neutral_commands_no_speed() -> None:
