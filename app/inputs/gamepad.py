@@ -39,6 +39,8 @@ BUTTONS = ("a", "b", "x", "y", "back", "guide", "start", "leftstick", "rightstic
            "leftshoulder", "rightshoulder", "dpup", "dpdown", "dpleft", "dpright",
            "misc1", "paddle1", "paddle2", "paddle3", "paddle4", "touchpad")
 
+_DB_VARIABLE = "SDL_GAMECONTROLLERCONFIG_FILE"  # SDL loads this file when it starts
+_db_we_set: str | None = None
 _owner_lock = threading.Lock()
 _owner: Gamepad | None = None
 
@@ -59,14 +61,23 @@ def normalised(axis: str, raw: int) -> float:
     return min(max(raw / 32767, low), 1.0)
 
 
-def sdl_environment(mapping_db: Path | None = MAPPING_DB) -> dict[str, str]:
-    """What SDL must read at start-up: no window of its own (Qt owns the screen), pad events
-    while another window has focus, and the mapping database as a file."""
-    env = {"SDL_VIDEODRIVER": "dummy", "SDL_JOYSTICK_ALLOW_BACKGROUND_EVENTS": "1",
-           "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+def prepare_sdl_environment(mapping_db: Path | None = MAPPING_DB) -> None:
+    """Set what SDL reads when it starts: no window of its own (Qt owns the screen), pad
+    events while another window has focus, and the mapping database file. Values the user
+    set in the environment win, a file of their own included."""
+    global _db_we_set
+    for key, value in (("SDL_VIDEODRIVER", "dummy"),
+                       ("SDL_JOYSTICK_ALLOW_BACKGROUND_EVENTS", "1"),
+                       ("PYGAME_HIDE_SUPPORT_PROMPT", "1")):
+        os.environ.setdefault(key, value)
+    current = os.environ.get(_DB_VARIABLE)
+    if current is not None and current != _db_we_set:
+        return
     if mapping_db is not None and mapping_db.is_file():
-        env["SDL_GAMECONTROLLERCONFIG_FILE"] = str(mapping_db)
-    return env
+        os.environ[_DB_VARIABLE] = _db_we_set = str(mapping_db)
+    else:
+        os.environ.pop(_DB_VARIABLE, None)
+        _db_we_set = None
 
 
 class Gamepad:
@@ -104,8 +115,7 @@ class Gamepad:
             if self.running:
                 return
             _owner = self
-            for key, value in sdl_environment(self._mapping_db).items():
-                os.environ.setdefault(key, value)  # explicit settings win
+            prepare_sdl_environment(self._mapping_db)
             self._stop.clear()
             self._ready.clear()
             self._thread = threading.Thread(target=self._run, name="gamepad", daemon=True)

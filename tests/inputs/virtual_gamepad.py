@@ -16,8 +16,13 @@ AXES = ("leftx", "lefty", "rightx", "righty", "lefttrigger", "righttrigger")
 BUTTONS = ("a", "b", "x", "y", "back", "guide", "start", "leftstick", "rightstick",
            "leftshoulder", "rightshoulder", "dpup", "dpdown", "dpleft", "dpright")
 TRIGGERS = ("lefttrigger", "righttrigger")
+SDL_JOYSTICK_TYPE_UNKNOWN = 0  # a raw joystick: a game controller only once mapped
 SDL_JOYSTICK_TYPE_GAMECONTROLLER = 1
 SDL_VIRTUAL_JOYSTICK_DESC_VERSION = 1
+
+
+class _Guid(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_uint8 * 16)]
 
 
 class _VirtualJoystickDesc(ctypes.Structure):
@@ -77,8 +82,28 @@ def sdl() -> ctypes.CDLL:
     lib.SDL_JoystickSetVirtualAxis.restype = ctypes.c_int
     lib.SDL_JoystickSetVirtualButton.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint8]
     lib.SDL_JoystickSetVirtualButton.restype = ctypes.c_int
+    lib.SDL_JoystickGetDeviceGUID.argtypes = [ctypes.c_int]
+    lib.SDL_JoystickGetDeviceGUID.restype = _Guid
+    lib.SDL_JoystickGetGUIDString.argtypes = [_Guid, ctypes.c_char_p, ctypes.c_int]
+    lib.SDL_JoystickGetGUIDFromString.argtypes = [ctypes.c_char_p]
+    lib.SDL_JoystickGetGUIDFromString.restype = _Guid
+    lib.SDL_GameControllerMappingForGUID.argtypes = [_Guid]
+    lib.SDL_GameControllerMappingForGUID.restype = ctypes.c_void_p  # freed with SDL_free
+    lib.SDL_free.argtypes = [ctypes.c_void_p]
     lib.SDL_GetError.restype = ctypes.c_char_p
     return lib
+
+
+def mapping_for_guid(guid: str) -> str | None:
+    """The mapping SDL now holds for a GUID (``GUID,name,bindings``), or None."""
+    lib = sdl()
+    found = lib.SDL_GameControllerMappingForGUID(lib.SDL_JoystickGetGUIDFromString(guid.encode()))
+    if not found:
+        return None
+    try:
+        return ctypes.string_at(found).decode()
+    finally:
+        lib.SDL_free(found)
 
 
 def _raw(name: str, value: float) -> int:
@@ -93,16 +118,20 @@ def _raw(name: str, value: float) -> int:
 class VirtualGamepad:
     """One plugged virtual pad: ``set_axis("lefty", -1.0)``, ``press("a")``, ``unplug()``."""
 
-    def __init__(self, name: str = "Virtual gamepad") -> None:
+    def __init__(self, name: str = "Virtual gamepad",
+                 kind: int = SDL_JOYSTICK_TYPE_GAMECONTROLLER) -> None:
         self._lib = sdl()
         self._name = name.encode()
         desc = _VirtualJoystickDesc(
-            version=SDL_VIRTUAL_JOYSTICK_DESC_VERSION, type=SDL_JOYSTICK_TYPE_GAMECONTROLLER,
+            version=SDL_VIRTUAL_JOYSTICK_DESC_VERSION, type=kind,
             naxes=len(AXES), nbuttons=len(BUTTONS), nhats=0, name=self._name)
         index = self._lib.SDL_JoystickAttachVirtualEx(ctypes.byref(desc))
         if index < 0:
             raise RuntimeError(f"SDL_JoystickAttachVirtualEx: {self._error()}")
         self.instance_id = self._lib.SDL_JoystickGetDeviceInstanceID(index)
+        text = ctypes.create_string_buffer(33)
+        self._lib.SDL_JoystickGetGUIDString(self._lib.SDL_JoystickGetDeviceGUID(index), text, 33)
+        self.guid = text.value.decode()
         self._joystick = self._lib.SDL_JoystickOpen(index)
         if not self._joystick:
             raise RuntimeError(f"SDL_JoystickOpen: {self._error()}")
