@@ -196,29 +196,39 @@ class Gamepad:
 
     def _handle(self, events: list[Any], pygame: Any, controller: Any) -> None:
         for event in events:
-            if event.type == pygame.CONTROLLERDEVICEADDED:
-                pad = controller.Controller(event.device_index)
-                info = Pad(pad.as_joystick().get_instance_id(), pad.name, event.guid)
-                if info.instance_id not in self._pads:
-                    self._pads[info.instance_id] = (pad, info)
-                    log.info("gamepad plugged: %s (GUID %s)", info.name, info.guid)
-            elif event.type == pygame.CONTROLLERDEVICEREMOVED:
-                entry = self._pads.pop(event.instance_id, None)
-                if entry is not None:
-                    entry[0].quit()
-                    log.info("gamepad unplugged: %s", entry[1].name)
-            elif (event.type == pygame.JOYDEVICEADDED
-                  and not controller.is_controller(event.device_index)):
+            try:
+                self._plug(event, pygame, controller)
+            except Exception:  # e.g. a pad gone again before it was opened: the next events
+                self.failures += 1  # of the batch (its removal among them) still count
+                log.exception("gamepad thread: %s", event)
+
+    def _plug(self, event: Any, pygame: Any, controller: Any) -> None:
+        if event.type == pygame.CONTROLLERDEVICEADDED:
+            pad = controller.Controller(event.device_index)
+            info = Pad(pad.as_joystick().get_instance_id(), pad.name, event.guid)
+            if info.instance_id in self._pads:
+                return
+            self._pads[info.instance_id] = (pad, info)
+            log.info("gamepad plugged: %s (GUID %s)", info.name, info.guid)
+        elif event.type == pygame.CONTROLLERDEVICEREMOVED:
+            entry = self._pads.pop(event.instance_id, None)
+            if entry is None:
+                return
+            entry[0].quit()
+            log.info("gamepad unplugged: %s", entry[1].name)
+        else:
+            if (event.type == pygame.JOYDEVICEADDED
+                    and not controller.is_controller(event.device_index)):
                 log.warning("joystick with GUID %s has no game-controller mapping: add one "
                             "to SDL_GAMECONTROLLERCONFIG", event.guid)
-            else:
-                continue
-            self.pads = tuple(info for _, info in self._pads.values())
+            return
+        self.pads = tuple(info for _, info in self._pads.values())
 
     def _active(self) -> tuple[Any, Pad] | None:
         for pad, info in self._pads.values():
-            if not self._choose or self._choose in info.name.lower() or \
-                    self._choose == info.guid.lower():
+            chosen = (not self._choose or self._choose in info.name.lower()
+                      or self._choose == info.guid.lower())
+            if chosen and pad.attached():
                 return pad, info
         return None
 
