@@ -8,7 +8,6 @@ missing hook shows up in CI, not on a field laptop.
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -76,15 +75,26 @@ def _zenoh() -> str:
 
 
 def _pygame() -> str:
-    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    """The gamepad thread as the app starts it: pygame's SDL game-controller module and the
+    mapping database shipped in resources/."""
+    import threading
+
+    from app.inputs.gamepad import MAPPING_DB, Gamepad
+
+    if not MAPPING_DB.is_file():
+        raise FileNotFoundError(f"no game-controller database at {MAPPING_DB}")
+    first = threading.Event()
+    gamepad = Gamepad(lambda state: first.set())
+    gamepad.start()
+    try:
+        if gamepad.error or not first.wait(5):
+            raise RuntimeError(gamepad.error or "the gamepad thread sent no reading")
+    finally:
+        gamepad.stop()
     import pygame
 
-    pygame.joystick.init()
-    count = pygame.joystick.get_count()
-    pygame.quit()
     return f"{pygame.version.ver}, SDL {'.'.join(map(str, pygame.get_sdl_version()))}, " \
-           f"{count} joysticks"
+           f"gamepad thread ran, mappings from {MAPPING_DB}"
 
 
 def _cv2() -> str:
