@@ -181,12 +181,9 @@ class CameraPanel(PanelBase):
         if batch.tables_changed or self._camera is None:
             self._refresh_topics(batch)
         frame, stamp, error, dropped = self._current(batch)
-        new = frame is not None and frame is not self._shown.frame
         self._show(frame, error)
         self._draw_overlays(batch, frame, stamp)
         self._show_status(frame, stamp, dropped)
-        if new:
-            self.view.repaint()  # now, not after whatever else the event loop holds
 
     def shutdown(self) -> None:
         if self._consumer is not None:
