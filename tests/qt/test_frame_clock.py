@@ -7,6 +7,7 @@ import itertools
 import threading
 import time
 
+from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 from app.qt.frame_clock import FrameClock
@@ -56,3 +57,37 @@ def test_a_stopped_clock_ignores_wakes(qtbot: QtBot) -> None:
     clock.wake()
     qtbot.wait(100)
     assert ticks == []
+
+
+def test_no_early_ticks_while_the_steady_ones_come_late(qtbot: QtBot) -> None:
+    """A GUI thread that cannot keep its steady ticks (a software-rendered window composed
+    for 80 ms every 100 ms) gets no extra ticks from wakes: they would only add load."""
+    ticks: list[float] = []
+    clock = FrameClock(lambda: ticks.append(time.monotonic()), hz=30.0)
+    composer = QTimer()
+    composer.timeout.connect(lambda: time.sleep(0.08))
+    clock.start()
+    composer.start(100)
+    try:
+        qtbot.waitUntil(clock.behind, timeout=2000)
+        before = len(ticks)
+        for _ in range(20):
+            clock.wake()
+            qtbot.wait(5)
+        assert clock.behind()
+        flood = ticks[before:]
+        # steady ticks only (a period or more apart), none squeezed in by the wakes
+        assert min(b - a for a, b in itertools.pairwise(flood)) >= 0.03
+    finally:
+        composer.stop()
+        clock.stop()
+    qtbot.wait(1200)  # the loop keeps up again: wakes are served at once
+    clock.start()
+    try:
+        qtbot.wait(200)
+        assert not clock.behind()
+        count = len(ticks)
+        clock.wake()
+        qtbot.waitUntil(lambda: len(ticks) > count, timeout=100)
+    finally:
+        clock.stop()
