@@ -1,0 +1,112 @@
+"""The whole chain: a (virtual) game controller -> the gamepad thread -> profile and arming
+machine -> the rover's adapter on the wire -> the simulated rover moves; and every way of
+losing control ends in zero commands."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from app.bus.config import BusConfig
+from app.inputs.gamepad import Gamepad
+from app.station.station import Station
+from app.teleop.arming import Arming
+from app.teleop.session import TeleopSession
+from tests.bus.helpers import wait_for
+from tests.inputs.virtual_gamepad import VirtualGamepad
+from tests.sim.running import one_robot
+from tests.teleop.test_outputs_e2e import Latest
+
+pytestmark = pytest.mark.slow
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+
+@pytest.fixture
+def station(free_endpoint: str) -> Iterator[Station]:
+    with one_robot("rover", free_endpoint, points=2_000):
+        station = Station(BusConfig(mode="peer", connect=[free_endpoint]))
+        try:
+            wait_for(lambda: any(r.online and r.catalog for r in station.robots()), 8.0)
+            yield station
+        finally:
+            station.close()
+
+
+@pytest.fixture
+def session(station: Station) -> Iterator[TeleopSession]:
+    session = TeleopSession(station)
+    session.select("rover-1")
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+@pytest.fixture
+def pad(session: TeleopSession) -> Iterator[VirtualGamepad]:
+    gamepad = Gamepad(session.set_input)
+    gamepad.start()
+    virtual = VirtualGamepad("Operator pad")
+    try:
+        wait_for(lambda: session.status().teleop.device == "Operator pad", 5.0)
+        wait_for(lambda: session.status().link.live, 8.0)
+        yield virtual
+    finally:
+        if virtual.plugged:
+            virtual.unplug()
+        gamepad.stop()
+
+
+def velocity(motion: Latest, after: float) -> dict[str, float]:
+    return motion.after(after)["motion"]["velocity"]
+
+
+def drive(session: TeleopSession, pad: VirtualGamepad) -> None:
+    pad.set_axis("lefty", -1.0)  # stick up: forward
+    pad.set_axis("rightx", -0.6)  # right stick left: turn left
+    pad.press("leftshoulder")  # the deadman
+    wait_for(lambda: session.status().teleop.state is Arming.ARMED, 3.0)
+
+
+def test_stick_drives_the_rover_forward_and_left_and_release_stops_it(
+        station: Station, session: TeleopSession, pad: VirtualGamepad) -> None:
+    motion = Latest(station.bus, "fleet/rover-1/uplink/motion")
+    pad.set_axis("lefty", -1.0)
+    time.sleep(0.3)
+    assert session.status().teleop.state is not Arming.ARMED  # no deadman: no motion
+    assert velocity(motion, time.time())["linearMps"] == 0.0
+    drive(session, pad)
+    moving = velocity(motion, time.time() + 0.3)
+    assert moving["linearMps"] > 0.2 and moving["angularRps"] > 0.1  # forward, CCW
+    pad.release("leftshoulder")
+    released = time.time()
+    wait_for(lambda: session.status().teleop.state is not Arming.ARMED, 1.0)
+    assert velocity(motion, released + 0.15) == {"linearMps": 0.0, "angularRps": 0.0}
+    assert "deadman" in session.status().teleop.reason
+
+
+def test_unplugging_the_controller_stops_the_rover(station: Station, session: TeleopSession,
+                                                    pad: VirtualGamepad) -> None:
+    motion = Latest(station.bus, "fleet/rover-1/uplink/motion")
+    drive(session, pad)
+    assert velocity(motion, time.time() + 0.3)["linearMps"] > 0.2
+    pad.unplug()
+    unplugged = time.time()
+    wait_for(lambda: session.status().teleop.state is not Arming.ARMED, 1.0)
+    assert velocity(motion, unplugged + 0.15) == {"linearMps": 0.0, "angularRps": 0.0}
+    assert "unplugged" in session.status().teleop.reason
+
+
+def test_the_e_stop_is_reported_back_by_the_rover_and_blocks_driving(
+        station: Station, session: TeleopSession, pad: VirtualGamepad) -> None:
+    drive(session, pad)
+    session.engage_estop()
+    wait_for(lambda: session.status().teleop.state is Arming.ESTOP, 1.0)
+    wait_for(lambda: (s := session.status().estop) is not None and s.confirmed, 5.0)
+    vitals = station.vitals.snapshot()["rover-1"]
+    assert vitals.status is not None and vitals.status.estop
+    session.release_estop()
+    wait_for(lambda: not station.vitals.snapshot()["rover-1"].status.estop, 5.0)
