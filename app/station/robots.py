@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from app.bus.catalog import Catalog
+from app.bus.keys import robot_of
 
 
 @dataclass(frozen=True)
@@ -60,3 +62,21 @@ class StationStatus:
     decode_errors: int = 0
     endpoints: tuple[str, ...] = ()
     internal_errors: int = 0
+
+
+def newest_data(arrivals: Mapping[str, float], robots: Iterable[RobotInfo],
+                root: str) -> dict[str, float]:
+    """Each robot's newest data arrival (time.monotonic()) among ``arrivals`` per key,
+    commands left out — the keys under ``command/`` and those its catalog lists as
+    commands: the station hears what it publishes itself, and a teleop stream to a dead
+    robot must not keep its data looking fresh."""
+    commands = {c.key for r in robots if r.catalog is not None for c in r.catalog.commands}
+    last: dict[str, float] = {}
+    for key, arrival in arrivals.items():
+        robot_id = robot_of(key, root)
+        if robot_id is None or key in commands or \
+                key.startswith(f"{root}/{robot_id}/command/"):
+            continue
+        if arrival > last.get(robot_id, 0.0):
+            last[robot_id] = arrival
+    return last

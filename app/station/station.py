@@ -28,7 +28,7 @@ from app.station.commands import Commander
 from app.station.feeds import Consumer, Delivery, FeedHub
 from app.station.incidents import Incidents
 from app.station.interests import Interest, Stream
-from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus
+from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
 from app.station.vitals import UPLINK_MEMBERS, VitalsBook
 
 WORKER_PERIOD_S = 0.5
@@ -74,15 +74,14 @@ class Station:
         self.feeds.set_interests(wanted)
 
     def robots(self) -> list[RobotInfo]:
+        """Each robot, with the arrival of its newest data. Commands are left out of that:
+        the station hears what it publishes itself (a teleop stream to a dead robot must
+        not keep its data looking fresh)."""
         traffic = self._traffic
         arrivals = traffic.last_arrivals() if traffic is not None else {}
-        last: dict[str, float] = {}
-        for key, arrival in arrivals.items():
-            robot_id = robot_of(key, self.root)
-            if robot_id is not None and arrival > last.get(robot_id, 0.0):
-                last[robot_id] = arrival
         with self._lock:
             robots = sorted(self._robots.values(), key=lambda r: r.robot_id)
+        last = newest_data(arrivals, robots, self.root)
         return [dataclasses.replace(r, last_data=last.get(r.robot_id)) for r in robots]
 
     def topics(self) -> dict[str, TopicStats]:

@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.bus.keys import robot_key
-from app.bus.stats import TopicStats
 from app.station.robots import RobotInfo
 from app.station.vitals import RobotVitals
 
@@ -30,8 +28,6 @@ class StationView(Protocol):
     root: str
 
     def robots(self) -> list[RobotInfo]: ...
-
-    def topics(self) -> Mapping[str, TopicStats]: ...
 
     @property
     def vitals(self) -> _VitalsView: ...
@@ -129,7 +125,7 @@ class LinkMonitor:
                       if status is not None else self.round_trip.last_s)
         latency = vitals.latency_s if vitals is not None else None
         online = info is not None and info.online
-        last = newest_data(self._station, info) if info is not None else None
+        last = info.last_data if info is not None else None  # our own commands left out
         age = None if last is None else max(0.0, now - last)
         if not online:
             reason = f"{robot_id} is offline"
@@ -140,17 +136,3 @@ class LinkMonitor:
         else:
             reason = ""
         return LinkStatus(robot_id, online, age, latency, round_trip, reason)
-
-
-def newest_data(station: StationView, info: RobotInfo) -> float | None:
-    """time.monotonic() of the robot's newest sample, the app's own commands left out: the
-    station hears what it publishes under the robot's keys (``RobotInfo.last_data`` counts
-    them), and a link kept "fresh" by our own teleop stream would never go stale."""
-    prefix = robot_key(info.robot_id, station.root) + "/"
-    commands = {c.key for c in info.catalog.commands} if info.catalog is not None else set()
-    arrivals = [
-        stats.last_arrival for key, stats in station.topics().items()
-        if key.startswith(prefix) and key not in commands
-        and not key.startswith(prefix + "command/") and stats.count
-    ]
-    return max(arrivals, default=None)

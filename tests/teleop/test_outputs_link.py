@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pytest
 
 from app.bus.catalog import Catalog, TopicInfo
-from app.bus.stats import TopicStats
-from app.station.robots import RobotInfo
+from app.station.robots import RobotInfo, newest_data
 from app.station.vitals import RobotVitals, Status
 from app.teleop.link import LinkMonitor, RoundTrip
 
@@ -29,12 +29,9 @@ class FakeStation:
     vitals: FakeVitals = field(default_factory=FakeVitals)
     root: str = "fleet"
 
-    def robots(self) -> list[RobotInfo]:
-        return list(self.infos)
-
-    def topics(self) -> dict[str, TopicStats]:
-        return {key: TopicStats(key, count=1, last_arrival=at)
-                for key, at in self.arrivals.items()}
+    def robots(self) -> list[RobotInfo]:  # as the station makes them: newest data per robot
+        last = newest_data(self.arrivals, self.infos, self.root)
+        return [dataclasses.replace(r, last_data=last.get(r.robot_id)) for r in self.infos]
 
 
 def status(seq: int, at: float, estop: bool = False) -> Status:
