@@ -14,9 +14,8 @@ from app.station.frame import FrameBatch
 from app.station.vitals import Battery
 from panels.base import PanelBase
 from panels.robot_picker import RobotPicker, no_robot_text
-from widgets.battery_gauge import BatteryGauge, BatteryReading
+from widgets.battery_gauge import CRITICAL_PCT, WARNING_PCT, BatteryGauge, BatteryReading
 
-WARNING_PCT, CRITICAL_PCT = 30.0, 15.0
 STALE_S = 10.0  # a battery silent this long is shown as stale
 
 

@@ -14,6 +14,7 @@ from app.render_text import human_age
 from app.station.frame import FrameBatch
 from app.station.robots import RobotInfo
 from panels.base import PanelBase
+from widgets.battery_gauge import CRITICAL_PCT, WARNING_PCT, level_state
 from widgets.level_bar import LevelBarDelegate
 from widgets.status_light import ALARM, OFFLINE, ONLINE
 from widgets.table import (
@@ -44,7 +45,9 @@ class RobotsPanel(PanelBase):
         self.proxy.setSortRole(SORT_ROLE)
         self.proxy.setSourceModel(self.model)
         self.view = make_table_view(self.proxy, WIDTHS, stretch=ROBOT)
-        self.view.setItemDelegateForColumn(BATTERY, LevelBarDelegate(self.view))
+        # the battery gauge's states and thresholds, as the battery panel shows them
+        self.view.setItemDelegateForColumn(BATTERY, LevelBarDelegate(
+            self.view, lambda p: level_state(p, WARNING_PCT, CRITICAL_PCT)[1]))
         restore_sort(self.view, {}, ROBOT)
         self.view.selectionModel().selectionChanged.connect(self._on_selection)
         self.hint = QLabel()
@@ -144,7 +147,11 @@ def _battery_cell(percent: float | None) -> Cell:
     if not math.isfinite(percent):
         return Cell("invalid", sort=-1.0, colour=ALARM,
                     tooltip=f"The robot reported a battery level of {percent}")
-    return Cell(f"{percent:.0f} %", sort=percent, value=percent)
+    state, _ = level_state(percent, WARNING_PCT, CRITICAL_PCT)
+    text = f"{percent:.0f} %" if state == "OK" else f"{percent:.0f} % {state}"
+    return Cell(text, sort=percent, value=percent,
+                tooltip=f"Battery {percent:.0f} %: {state} (warning at {WARNING_PCT:g} %, "
+                        f"critical at {CRITICAL_PCT:g} %)")
 
 
 def _mode_cell(robot: RobotInfo) -> Cell:

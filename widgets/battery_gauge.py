@@ -18,6 +18,8 @@ HISTORY_S = 300.0  # the sparkline's span
 HISTORY_MAX = 2000
 
 
+WARNING_PCT, CRITICAL_PCT = 30.0, 15.0  # default thresholds (the panel can change them)
+
 @dataclass(frozen=True)
 class BatteryReading:
     """Plain values; None = unknown. ``current_a`` is negative while discharging."""
@@ -67,8 +69,8 @@ def _number(value: float | None, unit: str, digits: int = 1) -> str:
 class BatteryGauge(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.warning = 30.0
-        self.critical = 15.0
+        self.warning = WARNING_PCT
+        self.critical = CRITICAL_PCT
         self.reading: BatteryReading | None = None
         self.stale = False
         self._history: deque[tuple[float, float]] = deque(maxlen=HISTORY_MAX)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, Qt
+from collections.abc import Callable
+
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
@@ -22,7 +24,13 @@ def level_colour(percent: float) -> str:
 
 
 class LevelBarDelegate(QStyledItemDelegate):
-    """Paints VALUE_ROLE (0-100, None = unknown) as a bar with the cell's text beside it."""
+    """Paints VALUE_ROLE (0-100, None = unknown) as a bar with the cell's text beside it,
+    coloured by ``colour_of`` (default: by level)."""
+
+    def __init__(self, parent: QObject | None = None,
+                 colour_of: Callable[[float], str] = level_colour) -> None:
+        super().__init__(parent)
+        self._colour_of = colour_of
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem,
               index: QModelIndex | QPersistentModelIndex) -> None:
@@ -38,10 +46,11 @@ class LevelBarDelegate(QStyledItemDelegate):
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
         percent = min(100.0, max(0.0, float(value)))
         rect = QRectF(opt.rect).adjusted(4, 0, -4, 0)
-        text_width = opt.fontMetrics.horizontalAdvance("100 %") + 6
+        text_width = max(opt.fontMetrics.horizontalAdvance("100 %"),
+                         opt.fontMetrics.horizontalAdvance(text)) + 6
         bar = QRectF(rect.left(), rect.center().y() - 4,
                      max(8.0, rect.width() - text_width), 8)
-        colour = QColor(OFFLINE if index.data(MUTED_ROLE) else level_colour(percent))
+        colour = QColor(OFFLINE if index.data(MUTED_ROLE) else self._colour_of(percent))
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
@@ -113,3 +114,16 @@ def test_a_nonsense_battery_reading_is_flagged_not_drawn(make_main_window):
     assert cell(panel.view, "odd-1", BATTERY) == "invalid"
     assert cell(panel.view, "odd-1", BATTERY, VALUE_ROLE) is None  # no bar
     assert "nan" in cell(panel.view, "odd-1", BATTERY, Qt.ItemDataRole.ToolTipRole)
+
+
+@pytest.mark.parametrize(("percent", "shown"), [(78.0, "78 %"), (22.0, "22 % LOW"),
+                                                 (9.0, "9 % CRITICAL")])
+def test_the_battery_state_is_said_in_words_with_the_gauges_thresholds(
+        make_main_window, percent: float, shown: str) -> None:
+    window = make_main_window()
+    panel = window.open_panel("robots")
+    robot = RobotInfo("r-1", online=True, battery_pct=percent, last_data=time.monotonic())
+    panel.on_frame(FrameBatch(time.monotonic(), StationStatus(), robots=[robot],
+                              tables_changed=True))
+    assert cell(panel.view, "r-1", BATTERY) == shown
+    assert "warning at 30 %" in cell(panel.view, "r-1", BATTERY, Qt.ItemDataRole.ToolTipRole)
