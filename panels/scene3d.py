@@ -58,6 +58,7 @@ class Scene3DPanel(PanelBase):
         super().__init__(host)
         # numpy, vispy and the scene model are paid for when a 3D view opens, not at start-up
         from app.scene.layers import SceneModel
+        from panels.goal_tool import GOAL_GROUP, GoalTool
         from widgets.scene_view import SceneView
 
         self.view = SceneView()
@@ -69,6 +70,8 @@ class Scene3DPanel(PanelBase):
         self._picks: list[tuple[np.ndarray, list[Pick], Layer]] = []  # per group drawn
         self._fixed_frame = ""  # "" = automatic
         self._active: str | None = None
+        self._goal_group = GOAL_GROUP
+        self.goal_tool = GoalTool(self)
 
         self.frame_box = QComboBox()
         self.frame_box.setToolTip("Fixed frame: everything is drawn in it")
@@ -90,7 +93,7 @@ class Scene3DPanel(PanelBase):
         self.all_robots_box.setToolTip("Show the drawable topics of every online robot, "
                                        "not only the active one")
         bar = QHBoxLayout()
-        for widget in (self.frame_box, self.camera_box, reset):
+        for widget in (self.frame_box, self.camera_box, reset, self.goal_tool.button):
             bar.addWidget(widget)
         bar.addStretch(1)
         for widget in (self.grid_box, self.axes_box, self.frames_box, self.all_robots_box):
@@ -111,6 +114,7 @@ class Scene3DPanel(PanelBase):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
+        layout.addWidget(self.goal_tool.bar)
         layout.addWidget(splitter, 1)
         self.view.clicked.connect(self._on_click)
 
@@ -173,13 +177,25 @@ class Scene3DPanel(PanelBase):
             value = batch.converted.get(self._interest(layer))
             if value is not None:
                 self.model.take(layer, value.value, value.version, value.error)
-        fixed = self._fixed_frame or self.model.default_fixed_frame(self._active)
+        fixed = self.fixed_frame()
         self._draw(fixed)
+        self.goal_tool.draw(fixed)
         if self.camera_box.currentData() == "follow" and self._active:
             self._follow(fixed)
         if batch.tables_changed:
             self._show_layers(batch)
             self._refresh_frames(fixed)
+
+    @property
+    def active_robot(self) -> str | None:
+        return self._active
+
+    def fixed_frame(self) -> str:
+        """The frame everything is drawn in now (the view's world)."""
+        return self._fixed_frame or self.model.default_fixed_frame(self._active)
+
+    def redraw_goal(self) -> None:
+        self.goal_tool.draw(self.fixed_frame())
 
     def shutdown(self) -> None:
         for group_id in self.view.group_ids():
@@ -233,6 +249,7 @@ class Scene3DPanel(PanelBase):
             for group in self.model.groups(layer, fixed):
                 seen.add(group.group_id)
                 self._push(layer, group)
+        seen.add(self._goal_group)  # the goal tool's marker: drawn by the tool
         for group_id in [g for g in self.view.group_ids() if g not in seen]:
             self.view.remove_group(group_id)
             self._pushed.pop(group_id, None)

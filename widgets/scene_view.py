@@ -332,6 +332,11 @@ class SceneView(QWidget):
     topics. World frame: x forward/east, y left/north, z up."""
 
     clicked = Signal(float, float)  # a left click without drag, widget pixel coords
+    # While a tool is active (set_tool_active): the left button's press, drag and release,
+    # widget pixel coords; the camera then ignores the mouse.
+    tool_pressed = Signal(float, float)
+    tool_moved = Signal(float, float)
+    tool_released = Signal(float, float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -371,6 +376,8 @@ class SceneView(QWidget):
         self._triad_names: Any = None
 
         self._press: tuple[float, float] | None = None
+        self._tool = False
+        self._tool_down = False
         self._fbo: Any = None
         self._fbo_size: tuple[int, ...] = ()
         self.canvas.events.mouse_press.connect(self._on_mouse_press)
@@ -549,15 +556,56 @@ class SceneView(QWidget):
         offset = self.canvas.native.pos()
         return xy + np.array([offset.x(), offset.y()], dtype=np.float64)
 
-    # -- clicks ----------------------------------------------------------------------------
+    def ray(self, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
+        """The world ray under widget pixel (x, y): (origin, unit direction away from the
+        camera); the inverse of :meth:`project`."""
+        offset = self.canvas.native.pos()
+        px, py = float(x) - offset.x(), float(y) - offset.y()
+        transform = self.view.scene.node_transform(self.canvas.scene)
+        # two depths in clip space: the near plane (-1) and halfway to the far one
+        near, far = (np.asarray(transform.imap([px, py, depth, 1.0]), dtype=np.float64)
+                     for depth in (-1.0, 0.5))
+        origin, beyond = near[:3] / near[3], far[:3] / far[3]
+        direction = beyond - origin
+        return origin, direction / np.linalg.norm(direction)
+
+    # -- clicks and tools ----------------------------------------------------------------------
+    def set_tool_active(self, active: bool) -> None:
+        """A tool takes the left button (the tool_* signals) and the camera ignores the
+        mouse, until it is set inactive."""
+        self._tool = bool(active)
+        self._tool_down = False
+        for camera in (self._orbit, self._top):
+            camera.interactive = not self._tool
+
+    @property
+    def tool_active(self) -> bool:
+        return self._tool
+
+    def _tool_event(self, signal: Any, event: Any) -> None:
+        offset = self.canvas.native.pos()
+        signal.emit(float(event.pos[0]) + offset.x(), float(event.pos[1]) + offset.y())
+
     def _on_mouse_press(self, event: Any) -> None:
+        if self._tool:
+            self._press = None
+            if event.button == 1:
+                self._tool_down = True
+                self._tool_event(self.tool_pressed, event)
+            return
         self._press = (float(event.pos[0]), float(event.pos[1])) if event.button == 1 else None
 
     def _on_mouse_move(self, event: Any) -> None:
-        if self._press is not None and math.dist(self._press, event.pos[:2]) > CLICK_SLOP:
+        if self._tool_down:
+            self._tool_event(self.tool_moved, event)
+        elif self._press is not None and math.dist(self._press, event.pos[:2]) > CLICK_SLOP:
             self._press = None  # a drag
 
     def _on_mouse_release(self, event: Any) -> None:
+        if self._tool_down and event.button == 1:
+            self._tool_down = False
+            self._tool_event(self.tool_released, event)
+            return
         press, self._press = self._press, None
         if (press is not None and event.button == 1
                 and math.dist(press, event.pos[:2]) <= CLICK_SLOP):

@@ -25,3 +25,19 @@ def to_enu(lon_lat_alt: np.ndarray, datum: tuple[float, float, float]) -> np.nda
     out[:, 1] = np.radians(points[:, 1] - lat0) * meridian
     out[:, 2] = points[:, 2] - alt0
     return out
+
+
+def from_enu(east_north_up: np.ndarray, datum: tuple[float, float, float]) -> np.ndarray:
+    """The inverse of :func:`to_enu`: (N, 3) east, north, up metres -> (N, 3) longitude
+    deg, latitude deg, altitude m."""
+    lon0, lat0, alt0 = datum
+    phi = math.radians(lat0)
+    sin2 = math.sin(phi) ** 2
+    prime = EQUATOR_M / math.sqrt(1 - E2 * sin2)
+    meridian = EQUATOR_M * (1 - E2) / (1 - E2 * sin2) ** 1.5
+    points = np.asarray(east_north_up, dtype=np.float64).reshape(-1, 3)
+    out = np.empty_like(points)
+    out[:, 0] = lon0 + np.degrees(points[:, 0] / (prime * math.cos(phi)))
+    out[:, 1] = lat0 + np.degrees(points[:, 1] / meridian)
+    out[:, 2] = points[:, 2] + alt0
+    return out
