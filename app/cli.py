@@ -31,6 +31,7 @@ from app.codec.stamps import best_time
 PRESENCE_SETTLE_S = 1.0
 MAX_LIDAR_HZ = 100.0  # the simulated robots tick at 100 Hz
 MAX_CAMERA_SIDE = 7680
+CONNECT_WAIT_S = 10.0
 
 
 class CliError(Exception):
@@ -101,6 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop when standard input closes (the app's embedded fleet uses this "
                           "so the fleet never outlives the app)")
     command("demo", "run the simulated fleet in-process and print its live topics")
+    teleop = command("teleop", "drive a robot with a game controller; one status line; "
+                               "'e' + Enter = e-stop, 'release' + Enter releases it, Ctrl-C ends")
+    teleop.add_argument("--robot", required=True, metavar="ID", help="the robot to drive")
+    teleop.add_argument("--profile", metavar="NAME",
+                        help="a teleop profile: its name (saved by the GUI) or a .json file "
+                             "(default: the built-in one)")
+    teleop.add_argument("--rate", type=float, default=20.0, metavar="HZ",
+                        help="command rate in Hz (default 20)")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not start the embedded simulated fleet (real robots)")
     parser.add_argument("--layout", metavar="NAME",
@@ -332,8 +341,59 @@ def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     return 0
 
 
+def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.station.station import Station
+    from app.teleop.clock import check_rate
+    from app.teleop.terminal import TerminalOptions, TerminalTeleop, config_dir, pick_profile
+
+    robot = _valid(check_robot_id, args.robot)
+    try:
+        rate = check_rate(args.rate)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    profile, refused = pick_profile(args.profile, config_dir())
+    if refused:
+        print(f"fieldstation: {refused}", file=sys.stderr)
+    station = Station(bus_config(args, default_connect=True))
+    try:
+        if not _wait(lambda: station.status.session != "connecting", CONNECT_WAIT_S):
+            raise CliError("no zenoh session yet")
+        if station.status.session == "error":
+            hint = "" if args.connect or args.zenoh_config else (
+                " — is `fieldstation sim` running? Or pass --connect ENDPOINT")
+            raise CliError(f"{station.status.detail}{hint}")
+        if not _wait(lambda: any(r.robot_id == robot for r in station.robots()),
+                     PRESENCE_SETTLE_S * 3):
+            online = ", ".join(sorted(r.robot_id for r in station.robots())) or "none"
+            print(f"fieldstation: {robot} is not online yet (online: {online}); waiting",
+                  file=sys.stderr)
+        stop = threading.Event()
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, lambda *_: stop.set())
+        terminal = TerminalTeleop(station, TerminalOptions(robot, profile, rate),
+                                  sys.stdin, sys.stdout, stop)
+        out(f"teleop {robot}, profile {profile.name}, {rate:g} Hz: hold "
+            f"{profile.deadman} to drive; 'e' + Enter = e-stop"
+            + (f" (or {profile.estop})" if profile.estop else "")
+            + ", 'release' + Enter releases it; Ctrl-C ends")
+        terminal.run()
+    finally:
+        station.close()
+    return 0
+
+
+def _wait(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 COMMANDS = {"robots": cmd_robots, "topics": cmd_topics, "echo": cmd_echo, "sim": cmd_sim,
-            "demo": cmd_demo, "gui": cmd_gui}
+            "demo": cmd_demo, "gui": cmd_gui, "teleop": cmd_teleop}
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:

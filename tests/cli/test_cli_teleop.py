@@ -1,0 +1,154 @@
+"""``fieldstation teleop`` in-process (SDL's virtual game controller lives in this process)
+against the simulated rover over real zenoh: the status line as the operator reads it."""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.cli import main
+from app.teleop.profiles import DEFAULT
+from app.teleop.terminal import config_dir, pick_profile
+from tests.bus.helpers import wait_for
+from tests.inputs.virtual_gamepad import VirtualGamepad
+from tests.sim.running import one_robot
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+
+class Screen(io.StringIO):
+    """A stdout that says whether it is a terminal."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+        self.lock = threading.Lock()
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> int:
+        with self.lock:
+            return super().write(text)
+
+    def text(self) -> str:
+        with self.lock:
+            return self.getvalue()
+
+    def line(self) -> str:
+        """What the operator sees now: the last line, as redrawn in place."""
+        lines = [part for part in self.text().replace("\x1b[K", "").split("\n") if part]
+        return lines[-1].rsplit("\r", 1)[-1] if lines else ""
+
+
+class Running:
+    """``main(["teleop", ...])`` on a thread, typed into through a pipe."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, args: list[str], tty: bool) -> None:
+        read_end, write_end = os.pipe()
+        self.keyboard = os.fdopen(write_end, "w", buffering=1)
+        self.screen = Screen(tty)
+        monkeypatch.setattr("sys.stdin", os.fdopen(read_end, "r"))
+        monkeypatch.setattr("sys.stdout", self.screen)
+        self.code: int | None = None
+        self.thread = threading.Thread(target=self._main, args=(args,), daemon=True)
+        self.thread.start()
+
+    def _main(self, args: list[str]) -> None:
+        self.code = main(["teleop", *args], out=lambda line: self.screen.write(line + "\n"))
+
+    def type(self, line: str) -> None:
+        self.keyboard.write(line + "\n")
+
+    def end(self) -> int | None:
+        self.keyboard.close()  # end of input: the command ends
+        self.thread.join(15)
+        assert not self.thread.is_alive()
+        return self.code
+
+
+@pytest.fixture
+def rover(free_endpoint: str) -> Iterator[Any]:
+    with one_robot("rover", free_endpoint, points=2_000) as robot:
+        yield robot
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tty", [True, False], ids=["terminal", "pipe"])
+def test_stick_with_deadman_drives_the_rover_and_the_line_says_armed(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        free_endpoint: str, rover: Any, tty: bool) -> None:
+    monkeypatch.setenv("FIELDSTATION_CONFIG_DIR", str(tmp_path))
+    running = Running(monkeypatch, ["--robot", "rover-1", "--profile", "nosuch",
+                                    "--connect", free_endpoint], tty)
+    pad: VirtualGamepad | None = None
+    try:
+        wait_for(lambda: "pad: none" in running.screen.line(), 10.0)
+        pad = VirtualGamepad("Operator pad")
+        wait_for(lambda: "pad: Operator pad" in running.screen.line(), 5.0)
+        assert running.screen.line().startswith("DISARMED")  # no deadman yet
+        start = rover.odometer_m
+        pad.set_axis("lefty", -1.0)  # stick up: forward
+        pad.press("leftshoulder")  # the deadman
+        wait_for(lambda: running.screen.line().startswith("ARMED"), 10.0)
+        assert "linear +" in running.screen.line()
+        wait_for(lambda: rover.odometer_m > start + 0.05, 5.0)
+
+        running.type("e")
+        wait_for(lambda: "E-STOP engaged (confirmed)" in running.screen.line(), 5.0)
+        assert running.screen.line().startswith("ESTOP") and rover.estop
+        pad.release("leftshoulder")
+        running.type("release")
+        wait_for(lambda: not rover.estop, 5.0)
+        wait_for(lambda: "E-STOP" not in running.screen.line(), 5.0)
+    finally:
+        if pad is not None:
+            pad.unplug()
+        code = running.end()
+    assert code == 0
+    assert "sent: stop" in running.screen.line()  # the stop burst went last
+    assert ("\r" in running.screen.text()) == tty
+    assert "profile refused, default kept" in capsys.readouterr().err
+    assert "teleop rover-1, profile default" in running.screen.text()
+
+
+def test_bad_options_are_refused_before_connecting(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["teleop", "--robot", "rover-1", "--rate", "1000"]) == 1
+    assert "command rate must be" in capsys.readouterr().err
+    assert main(["teleop", "--robot", "bad/id"]) == 1
+    assert "fieldstation:" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["teleop"])
+    assert exited.value.code == 2
+
+
+@pytest.mark.slow
+def test_no_fleet_there_is_an_error_with_a_hint(capsys: pytest.CaptureFixture[str],
+                                                free_endpoint: str) -> None:
+    assert main(["teleop", "--robot", "rover-1", "--connect", free_endpoint]) == 1
+    assert "fieldstation:" in capsys.readouterr().err
+
+
+def test_profile_by_file_and_refusals(tmp_path: Path) -> None:
+    bad = tmp_path / "mine.json"
+    bad.write_text("{not json")
+    profile, reason = pick_profile(str(bad), tmp_path)
+    assert profile is DEFAULT and "not JSON" in reason and "default kept" in reason
+    assert pick_profile(None, tmp_path) == (DEFAULT, "")
+    assert "bad profile name" in pick_profile("..", tmp_path)[1]
+
+
+def test_config_dir_is_the_guis(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FIELDSTATION_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    from app.qt.application import create_application
+    from app.qt.start import config_dir as qt_config_dir
+
+    create_application()
+    assert config_dir() == qt_config_dir()
