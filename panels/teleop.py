@@ -375,6 +375,14 @@ class TeleopPanel(PanelBase):
     def _finger_changed(self) -> None:
         self.session.controller.set_hand(tuple(float(s.value()) for s in self.fingers))
 
+    def _keyboard_for(self, profile: Profile) -> None:
+        """Space and Shift read as this profile's deadman and turbo buttons."""
+        keyboard = KeyboardInput(deadman_button=profile.deadman,
+                                 turbo_button=profile.turbo or "rightshoulder")
+        keyboard.set_focus(self.drive.hasFocus())
+        self.keyboard = self.drive.keyboard = keyboard
+        self._feed()
+
     def reset_ranges(self) -> None:
         with self._lock:
             self._ranges.clear()
@@ -397,6 +405,8 @@ class TeleopPanel(PanelBase):
         self._use(profile)
 
     def _use(self, profile: Profile) -> None:
+        if (profile.deadman, profile.turbo) != (self.profile.deadman, self.profile.turbo):
+            self._keyboard_for(profile)
         self.profile = profile
         self.session.controller.set_profile(profile)
         self._show_profile()

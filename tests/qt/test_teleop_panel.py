@@ -161,6 +161,16 @@ def test_a_refused_profile_file_shows_why_and_the_editor_changes_the_profile(
     assert panel.profile.axes["linear"].deadzone == pytest.approx(0.3)
     assert panel.profile.limits.normal.linear == pytest.approx(0.8)
     assert panel.previews["left"].dead_zone == pytest.approx(0.3)  # drawn live
+    (folder / "thumb.json").write_text(json.dumps(
+        {"format": "fieldstation.teleop-profile", "version": 1, "name": "thumb",
+         "deadman": "leftstick"}))
+    panel.refresh_profiles()
+    panel.choose_profile("thumb")
+    assert panel.profile_reason.text() == "" and panel.profile.deadman == "leftstick"
+    panel.keyboard.set_focus(True)
+    panel.keyboard.press("space")  # the keyboard's deadman reads as the profile's
+    assert panel.keyboard.reading().buttons == {"leftstick"}
+
     panel.save_name.setText("mine")
     panel.save_profile()
     assert (folder / "mine.json").is_file()
