@@ -31,8 +31,9 @@ def load() -> Registry:
     from panels.robots import RobotsPanel
     from panels.scene3d import Scene3DPanel
     from panels.status import StatusPanel
+    from panels.teleop import TeleopPanel
     from panels.topics import TopicsPanel
 
     return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel,
                      BatteryPanel, FaultsPanel, StatusPanel, CapabilitiesPanel,
-                     MissionPanel, CameraPanel])
+                     MissionPanel, CameraPanel, TeleopPanel])

@@ -7,12 +7,13 @@ import platform
 import time
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import PySide6
 from PySide6.QtCore import QByteArray, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QInputDialog,
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
+    QToolBar,
+    QToolButton,
 )
 
 from app import logs, resources
@@ -31,6 +34,9 @@ from app.station.frame import FrameBatch
 from app.station.interests import Interest, LaneStats
 from app.station.station import Station
 
+if TYPE_CHECKING:
+    from app.teleop.session import TeleopSession
+
 TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this often
 AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
@@ -38,6 +44,13 @@ AREAS = {
     "top": Qt.DockWidgetArea.TopDockWidgetArea,
     "bottom": Qt.DockWidgetArea.BottomDockWidgetArea,
 }
+# Quick with one hand, but two keys: never hit by a stray press. Space alone is the
+# keyboard's deadman, so Ctrl+Space is under the thumb while driving.
+ESTOP_SHORTCUT = "Ctrl+Space"
+ESTOP_STYLE = ("QToolButton{background:#b62324;color:#ffffff;font-weight:bold;font-size:16px;"
+               "border:2px solid #ff7b72;border-radius:4px;padding:2px 18px;}"
+               "QToolButton:pressed{background:#8e1519;}")
+ESTOP_ENGAGED_STYLE = ESTOP_STYLE.replace("#b62324", "#f85149").replace("#ff7b72", "#ffffff")
 SESSION_COLOURS = {"online": "#3fb950", "connecting": "#d29922", "offline": "#f85149",
                    "error": "#f85149"}
 
@@ -59,6 +72,7 @@ class MainWindow(QMainWindow):
         self._lanes: dict[str, LaneStats] = {}
         self._pending_placement: tuple[Any, ...] = ()
         self._alerts: dict[str, str] = {}  # dock object name -> what it alerts about
+        self._teleop: TeleopSession | None = None
         self.live_data_at: float | None = None  # when panels on screen first got robot data
         self.setWindowTitle("Fieldstation")
         self.setWindowIcon(_icon("fieldstation"))
@@ -68,6 +82,7 @@ class MainWindow(QMainWindow):
                             | QMainWindow.DockOption.GroupedDragging)
         self._build_status_bar()
         self._build_menus()
+        self._build_safety_bar()
         self.clock = FrameClock(self.tick, parent=self)
         self.station.feeds.set_waker(self.clock.wake)
         if start_clock:
@@ -127,10 +142,69 @@ class MainWindow(QMainWindow):
     def set_active_robot(self, robot_id: str | None) -> None:
         self.active_robot = robot_id
         self.station.active_robot = robot_id
+        if self._teleop is not None:
+            self._teleop.select(robot_id)
         self._robot_label.setText(f"Active: {robot_id}" if robot_id else "No active robot")
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 5000)
+
+    # -- teleop: one session for the window, made when first wanted --------------------------
+    def teleop(self) -> TeleopSession:
+        """The window's teleop session (driving the active robot); made on first use and
+        kept across panel closes and reconnects until the window closes."""
+        if self._teleop is None:
+            from app.teleop.session import TeleopSession
+
+            self._teleop = TeleopSession(self.station)
+            self._teleop.select(self.active_robot)
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                app.applicationStateChanged.connect(self._application_state_changed)
+                self._application_state_changed(app.applicationState())
+        return self._teleop
+
+    def _application_state_changed(self, state: Qt.ApplicationState) -> None:
+        if self._teleop is not None:
+            self._teleop.set_focus(state == Qt.ApplicationState.ApplicationActive)
+
+    def engage_estop(self) -> None:
+        """The e-stop for the active robot, from any state."""
+        self.teleop().engage_estop()
+        self._show_estop(True)
+        who = self.active_robot or "no robot selected"
+        self.show_message(f"E-STOP engaged ({who})")
+
+    def release_estop(self) -> bool:
+        """Releases the e-stop after the operator confirms it; whether it was released."""
+        if not self.estop_engaged():
+            self.show_message("The e-stop is not engaged here")
+            return False
+        who = self.active_robot or "no robot"
+        answer = QMessageBox.question(
+            self, "Release e-stop",
+            f"Release the e-stop of {who}?\n\nThe robot may move again once the deadman "
+            "is pressed.", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel)
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        self.teleop().release_estop()
+        self._show_estop(False)
+        self.show_message(f"E-stop released ({who})")
+        return True
+
+    def estop_engaged(self) -> bool:
+        """Engaged here: the button, the shortcut or the gamepad's e-stop button."""
+        if self._teleop is None:
+            return False
+        status = self._teleop.status()
+        return status.teleop.estop or (status.estop is not None and status.estop.engaged)
+
+    def _show_estop(self, engaged: bool | None = None) -> None:
+        engaged = self.estop_engaged() if engaged is None else engaged
+        self.estop_action.setText("E-STOP ENGAGED" if engaged else "E-STOP")
+        self._estop_button.setStyleSheet(ESTOP_ENGAGED_STYLE if engaged else ESTOP_STYLE)
+        self.release_estop_action.setEnabled(engaged)
 
     # -- alerts: kept in the status bar and on the panel's tab until seen --------------------
     def alert(self, panel: Any, text: str) -> None:
@@ -190,6 +264,8 @@ class MainWindow(QMainWindow):
             self._topics = self.station.topics()
             self._lanes = self.station.feeds.lane_stats()
             self._refresh_status_bar()
+            if self._teleop is not None:
+                self._show_estop()
         feeds = self.station.feeds
         batch = FrameBatch(now, self.station.status, self.active_robot, self._robots,
                            self._topics, dict(feeds.latest), dict(feeds.series),
@@ -460,6 +536,33 @@ class MainWindow(QMainWindow):
         help_menu = menu.addMenu("&Help")
         self._action(help_menu, "&About Fieldstation", None, self._about, "about")
 
+    def _build_safety_bar(self) -> None:
+        """The E-STOP and its release in the menu bar's corner: on screen in every layout
+        (full screen included) without taking a row from the docks."""
+        self.estop_action = QAction("E-STOP", self)
+        self.estop_action.setShortcut(QKeySequence(ESTOP_SHORTCUT))
+        self.estop_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.estop_action.setToolTip(f"Emergency stop of the active robot ({ESTOP_SHORTCUT})")
+        self.estop_action.triggered.connect(self.engage_estop)
+        self.addAction(self.estop_action)  # the shortcut works whatever has focus
+        self.release_estop_action = QAction("Release e-stop…", self)
+        self.release_estop_action.setToolTip("Release the e-stop (asks to confirm)")
+        self.release_estop_action.triggered.connect(self.release_estop)
+        self.release_estop_action.setEnabled(False)
+        bar = QToolBar("Safety", self)
+        bar.setObjectName("safety-bar")
+        bar.setMovable(False)
+        bar.setFloatable(False)
+        bar.addAction(self.release_estop_action)
+        bar.addAction(self.estop_action)
+        button = bar.widgetForAction(self.estop_action)
+        assert isinstance(button, QToolButton)
+        self._estop_button = button
+        button.setObjectName("estop-button")
+        button.setStyleSheet(ESTOP_STYLE)
+        button.setMinimumSize(140, 30)
+        self.menuBar().setCornerWidget(bar, Qt.Corner.TopRightCorner)
+
     def _choose_panel(self) -> None:
         classes = self.registry.classes()
         title, ok = QInputDialog.getItem(self, "Add panel", "Panel:",
@@ -535,6 +638,12 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_message(f"could not save the layout: {exc}")
         self.close_all_panels()
+        if self._teleop is not None:  # its stop burst goes out before the session closes
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                app.applicationStateChanged.disconnect(self._application_state_changed)
+            self._teleop.close()
+            self._teleop = None
         self.connection.close(wait=False)  # the process waits for it at exit, not the GUI
         super().closeEvent(event)
 

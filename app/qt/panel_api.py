@@ -8,11 +8,14 @@ protocols. A panel is a QWidget with a stable ``panel_id`` (saved layouts name i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.station.frame import FrameBatch
 from app.station.interests import Interest
 from app.station.station import Station
+
+if TYPE_CHECKING:
+    from app.teleop.session import TeleopSession
 
 TOPIC_MIME = "application/x-fieldstation-topic"  # drag payload: JSON {"key", "type"}
 
@@ -38,6 +41,11 @@ class PanelHost(Protocol):
         :meth:`alert_seen`."""
 
     def alert_seen(self, panel: Any) -> None: ...
+
+    def teleop(self) -> TeleopSession:
+        """The window's one teleop session (it drives the active robot), made on first use
+        and kept until the window closes: panels feed it inputs, never close it."""
+        ...
 
 
 class Panel(Protocol):

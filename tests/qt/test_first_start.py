@@ -76,4 +76,5 @@ def test_layout_option_starts_with_that_layout(tmp_path: Path) -> None:
     assert "live-data" in result.stdout
     layout = json.loads((tmp_path / "last-layout.json").read_text())
     panels = sorted(d["panel_id"] for d in layout["docks"])
-    assert panels == ["camera", "faults", "inspector", "plot", "robots", "scene3d", "status"]
+    assert panels == ["camera", "faults", "inspector", "plot", "robots", "scene3d", "status",
+                      "teleop"]

@@ -113,6 +113,9 @@ def test_teleop_station_gives_camera_and_view_the_most_room(make_main_window, qt
     qtbot.waitUntil(lambda: camera.width() > 1.15 * view.width())  # the camera is the large one
     assert camera.x() < view.x() and camera.width() + view.width() > 0.9 * window.width()
     assert window.tabifiedDockWidgets(dock(window, "plot#1")) == [dock(window, "inspector#1")]
+    teleop = dock(window, "teleop#1")  # driving is on screen beside the tables, not a tab
+    assert teleop.isVisible() and not window.tabifiedDockWidgets(teleop)
+    assert window.dockWidgetArea(teleop) == Qt.DockWidgetArea.BottomDockWidgetArea
 
 
 def corrupt(text: str, kind: str) -> str:

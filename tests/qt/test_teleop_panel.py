@@ -1,0 +1,191 @@
+"""Teleop in the window: the E-STOP button and its confirmed release against the simulated
+rover, and the teleop panel driving it from a (virtual) game controller and the keyboard."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.qt.main_window import MainWindow
+from app.sim.fleet import SimFleet
+from app.teleop.arming import Arming
+from panels.teleop import TeleopPanel
+from tests.inputs.virtual_gamepad import VirtualGamepad
+
+pytestmark = pytest.mark.slow
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+
+def rover_estop(window: MainWindow) -> bool | None:
+    vitals = window.station.vitals.snapshot().get("rover-1")
+    return None if vitals is None or vitals.status is None else vitals.status.estop
+
+
+@pytest.fixture
+def window(make_main_window: Callable[..., MainWindow], fleet: SimFleet, qtbot: Any) -> MainWindow:
+    window = make_main_window(show=True)
+    qtbot.waitUntil(lambda: any(r.robot_id == "rover-1" and r.online and r.catalog
+                                for r in window.station.robots()), timeout=10_000)
+    window.set_active_robot("rover-1")
+    qtbot.waitUntil(lambda: rover_estop(window) is False, timeout=5_000)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.applicationState()
+                    == Qt.ApplicationState.ApplicationActive, timeout=3_000)
+    return window
+
+
+def answer(monkeypatch: pytest.MonkeyPatch, button: QMessageBox.StandardButton) -> list[str]:
+    asked: list[str] = []
+
+    def question(parent: Any, title: str, text: str, *args: Any) -> QMessageBox.StandardButton:
+        asked.append(text)
+        return button
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    return asked
+
+
+def test_the_e_stop_button_stops_the_rover_and_only_a_confirmed_release_frees_it(
+        window: MainWindow, qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not window.release_estop_action.isEnabled()
+    qtbot.mouseClick(window._estop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: rover_estop(window) is True, timeout=5_000)
+    assert window.teleop().status().teleop.state is Arming.ESTOP
+    assert window.estop_action.text() == "E-STOP ENGAGED"
+    assert window.release_estop_action.isEnabled()
+
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Cancel)
+    window.release_estop_action.trigger()
+    assert asked and "rover-1" in asked[0]
+    qtbot.wait(600)  # the e-stop keeps being sent: the rover stays stopped
+    assert rover_estop(window) is True and window.teleop().status().teleop.estop
+
+    answer(monkeypatch, QMessageBox.StandardButton.Yes)
+    window.release_estop_action.trigger()
+    qtbot.waitUntil(lambda: rover_estop(window) is False, timeout=5_000)
+    assert window.estop_action.text() == "E-STOP"
+
+
+def test_the_e_stop_shortcut_works_wherever_the_focus_is(window: MainWindow, qtbot: Any) -> None:
+    panel = window.open_panel("teleop", {"source": "keyboard"})
+    qtbot.waitUntil(lambda: panel.source == "keyboard")
+    assert window.estop_action.shortcut().toString() == "Ctrl+Space"
+    qtbot.keyClick(panel.drive, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: rover_estop(window) is True, timeout=5_000)
+
+
+@pytest.fixture
+def pad_panel(window: MainWindow, qtbot: Any) -> Iterator[tuple[TeleopPanel, VirtualGamepad]]:
+    panel = window.open_panel("teleop")
+    assert isinstance(panel, TeleopPanel)
+    qtbot.waitUntil(lambda: panel.gamepad is not None and panel.gamepad.running)
+    pad = VirtualGamepad("Operator pad")
+    try:
+        qtbot.waitUntil(lambda: window.teleop().status().teleop.device == "Operator pad",
+                        timeout=5_000)
+        qtbot.waitUntil(lambda: window.teleop().status().link.live, timeout=8_000)
+        yield panel, pad
+    finally:
+        if pad.plugged:
+            pad.unplug()
+
+
+def test_the_panel_shows_armed_with_the_deadman_held_and_why_not_once_released(
+        window: MainWindow, pad_panel: tuple[TeleopPanel, VirtualGamepad], qtbot: Any) -> None:
+    panel, pad = pad_panel
+    pad.set_axis("lefty", -1.0)  # stick up: forward
+    pad.press("leftshoulder")  # the deadman
+    qtbot.waitUntil(lambda: panel.state_label.text().startswith("ARMED"), timeout=3_000)
+    assert "rover-1" in panel.state_label.text()
+    qtbot.waitUntil(lambda: panel.output_bars["linear"].fraction() > 0.5)
+    assert panel.previews["left"].value()[1] == pytest.approx(-1.0, abs=0.01)
+    assert "fleet/rover-1/command/teleop" in panel.stats["output"].text()
+    assert panel.stats["rate"].text().startswith("20 Hz")
+
+    pad.release("leftshoulder")
+    qtbot.waitUntil(lambda: not panel.state_label.text().startswith("ARMED"), timeout=2_000)
+    assert "deadman" in panel.state_label.text()
+    qtbot.waitUntil(lambda: panel.output_bars["linear"].fraction() == 0.0)
+    assert panel.ranges()["lefty"][0] == pytest.approx(-1.0, abs=0.01)  # calibration page
+    row = list(panel.ranges_table.verticalHeaderItem(r).text()
+               for r in range(panel.ranges_table.rowCount())).index("lefty")
+    assert panel.ranges_table.item(row, 0).text() == "-1.000"
+
+
+def test_the_keyboard_drives_while_the_drive_view_has_focus(window: MainWindow,
+                                                            qtbot: Any) -> None:
+    panel = window.open_panel("teleop", {"source": "keyboard"})
+    assert isinstance(panel, TeleopPanel)
+    session = window.teleop()
+    qtbot.waitUntil(lambda: panel.source == "keyboard")
+    qtbot.waitUntil(lambda: session.status().link.live, timeout=8_000)
+    panel.drive.clearFocus()
+    qtbot.waitUntil(lambda: session.status().teleop.state is not Arming.ARMED)
+    qtbot.mouseClick(panel.drive, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(panel.drive.hasFocus)
+    qtbot.keyPress(panel.drive, Qt.Key.Key_W)
+    qtbot.keyPress(panel.drive, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: session.status().teleop.state is Arming.ARMED, timeout=3_000)
+    qtbot.waitUntil(lambda: (m := session.status().teleop.motion) is not None
+                    and m.linear > 0.1, timeout=2_000)
+    assert session.status().teleop.device == "keyboard"
+
+    qtbot.keyRelease(panel.drive, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: session.status().teleop.state is not Arming.ARMED, timeout=2_000)
+    qtbot.waitUntil(lambda: "deadman" in panel.state_label.text())
+
+
+def test_a_refused_profile_file_shows_why_and_the_editor_changes_the_profile(
+        make_main_window: Callable[..., MainWindow], qtbot: Any) -> None:
+    window = make_main_window()
+    folder = window.config_dir / "teleop-profiles"
+    folder.mkdir(parents=True)
+    (folder / "broken.json").write_text(json.dumps(
+        {"format": "fieldstation.teleop-profile", "version": 1, "deadman": "trigger"}))
+    panel = window.open_panel("teleop", {"source": "stick"})
+    assert isinstance(panel, TeleopPanel)
+    assert [panel.profile_box.itemText(i) for i in range(panel.profile_box.count())] == \
+        ["default", "broken"]
+    panel.choose_profile("broken")
+    assert "refused" in panel.profile_reason.text() and "deadman" in panel.profile_reason.text()
+    assert panel.profile.name == "default"
+
+    panel.dead_zone_box.setValue(0.3)
+    panel.limit_boxes["linear"].setValue(0.8)
+    assert panel.profile.axes["linear"].deadzone == pytest.approx(0.3)
+    assert panel.profile.limits.normal.linear == pytest.approx(0.8)
+    assert panel.previews["left"].dead_zone == pytest.approx(0.3)  # drawn live
+    (folder / "thumb.json").write_text(json.dumps(
+        {"format": "fieldstation.teleop-profile", "version": 1, "name": "thumb",
+         "deadman": "leftstick"}))
+    panel.refresh_profiles()
+    panel.choose_profile("thumb")
+    assert panel.profile_reason.text() == "" and panel.profile.deadman == "leftstick"
+    panel.keyboard.set_focus(True)
+    panel.keyboard.press("space")  # the keyboard's deadman reads as the profile's
+    assert panel.keyboard.reading().buttons == {"leftstick"}
+
+    panel.save_name.setText("mine")
+    panel.save_profile()
+    assert (folder / "mine.json").is_file()
+    assert "mine" in [panel.profile_box.itemText(i) for i in range(panel.profile_box.count())]
+
+
+def test_the_session_outlives_the_panel_and_closes_with_the_window(
+        make_main_window: Callable[..., MainWindow], qtbot: Any) -> None:
+    window = make_main_window()
+    panel = window.open_panel("teleop", {"source": "stick"})
+    session = window.teleop()
+    assert isinstance(panel, TeleopPanel) and panel.session is session
+    window.close_all_panels()
+    assert window.teleop() is session
+    window.set_active_robot("rover-1")
+    qtbot.waitUntil(lambda: session.status().link.selected == "rover-1")
+    window.close()
+    assert window._teleop is None
