@@ -11,7 +11,9 @@ from collections.abc import Iterator
 import pytest
 
 from app.bus.config import BusConfig
+from app.codec.decode import decode
 from app.inputs.gamepad import Gamepad
+from app.sim.fleet import SimFleet
 from app.station.station import Station
 from app.teleop.arming import Arming
 from app.teleop.session import TeleopSession
@@ -110,3 +112,71 @@ def test_the_e_stop_is_reported_back_by_the_rover_and_blocks_driving(
     assert vitals.status is not None and vitals.status.estop
     session.release_estop()
     wait_for(lambda: not station.vitals.snapshot()["rover-1"].status.estop, 5.0)
+
+
+class Sent:
+    """What leaves the app: every teleop message the session hands its wire, decoded."""
+
+    def __init__(self, session: TeleopSession) -> None:
+        self.items: list[tuple[float, float, float]] = []  # (monotonic, linear, angular)
+        wire = session._wire
+        original = wire.send
+
+        def send(outgoing):  # type: ignore[no-untyped-def]
+            for item in outgoing:
+                if item.key.endswith("/command/teleop"):
+                    twist = decode(f"application/capnp;{item.type_name}", item.payload,
+                                   None).root.teleop
+                    self.items.append((time.monotonic(), twist.linearMps, twist.angularRps))
+            return original(outgoing)
+
+        wire.send = send  # type: ignore[method-assign]
+
+
+@pytest.fixture
+def fleet_station(free_endpoint: str) -> Iterator[tuple[SimFleet, Station]]:
+    fleet = SimFleet(["rover"], listen=[free_endpoint], points=2_000)
+    fleet.start()
+    station = Station(BusConfig(mode="peer", connect=[free_endpoint]))
+    try:
+        wait_for(lambda: any(r.online and r.catalog for r in station.robots()), 8.0)
+        yield fleet, station
+    finally:
+        station.close()
+        fleet.stop()
+
+
+@pytest.mark.parametrize("loss", ["robot killed", "router stopped"])
+def test_losing_the_robot_or_the_router_ends_in_zero_commands(
+        fleet_station: tuple[SimFleet, Station], loss: str) -> None:
+    fleet, station = fleet_station
+    session = TeleopSession(station)
+    session.select("rover-1")
+    gamepad = Gamepad(session.set_input)
+    gamepad.start()
+    pad = VirtualGamepad("Operator pad")
+    sent = Sent(session)
+    try:
+        wait_for(lambda: session.status().link.live, 8.0)
+        drive(session, pad)
+        wait_for(lambda: any(linear > 0 for _, linear, _ in sent.items), 2.0)
+        if loss == "robot killed":
+            fleet.robots[0].stop()
+        else:
+            assert fleet.hub is not None
+            fleet.hub.close()
+        lost_at = time.monotonic()
+        wait_for(lambda: session.status().teleop.state is not Arming.ARMED, 3.0)
+        time.sleep(0.6)  # the stop burst, then silence
+        after = [s for s in sent.items if s[0] > lost_at]
+        last_moving = max((t for t, linear, _ in sent.items if linear != 0), default=0.0)
+        stops = [s for s in after if s[0] > last_moving]
+        assert stops and all((linear, angular) == (0.0, 0.0) for _, linear, angular in stops)
+        assert last_moving - lost_at < 1.1  # the link limit, then no more motion
+        assert time.monotonic() - sent.items[-1][0] > 0.3  # and then nothing is sent
+        reason = session.status().teleop.reason
+        assert "offline" in reason or "no data" in reason or "link" in reason, reason
+    finally:
+        pad.unplug()
+        gamepad.stop()
+        session.close()
