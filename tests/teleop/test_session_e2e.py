@@ -4,6 +4,7 @@ losing control ends in zero commands."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from app.inputs.gamepad import Gamepad
 from app.sim.fleet import SimFleet
 from app.station.station import Station
 from app.teleop.arming import Arming
+from app.teleop.model import Gear
 from app.teleop.session import TeleopSession
 from tests.bus.helpers import wait_for
 from tests.inputs.virtual_gamepad import VirtualGamepad
@@ -180,3 +182,75 @@ def test_losing_the_robot_or_the_router_ends_in_zero_commands(
         pad.unplug()
         gamepad.stop()
         session.close()
+
+
+@contextlib.contextmanager
+def driving(kind: str, endpoint: str) -> Iterator[tuple[Station, TeleopSession, VirtualGamepad]]:
+    """One simulated robot, a station, a session on it and a virtual controller plugged."""
+    with one_robot(kind, endpoint):
+        station = Station(BusConfig(mode="peer", connect=[endpoint]))
+        session = TeleopSession(station)
+        gamepad = Gamepad(session.set_input)
+        try:
+            wait_for(lambda: any(r.online and r.catalog for r in station.robots()), 8.0)
+            robot_id = next(r.robot_id for r in station.robots() if r.online)
+            session.select(robot_id)
+            gamepad.start()
+            pad = VirtualGamepad("Operator pad")
+            wait_for(lambda: session.status().link.live, 8.0)
+            yield station, session, pad
+            pad.unplug()
+        finally:
+            gamepad.stop()
+            session.close()
+            station.close()
+
+
+def test_the_humanoid_walks_and_its_hand_closes_from_the_triggers(free_endpoint: str) -> None:
+    from tests.teleop.test_outputs_e2e import closure, joint_positions
+
+    with driving("humanoid", free_endpoint) as (station, session, pad):
+        proprio = Latest(station.bus, "fleet/humanoid-1/proprioception")
+        pad.set_axis("lefty", -1.0)
+        pad.press("leftshoulder")
+        wait_for(lambda: session.status().teleop.state is Arming.ARMED, 3.0)
+        pad.set_axis("righttrigger", 1.0)  # close the hand...
+        time.sleep(0.5)
+        pad.set_axis("righttrigger", 0.0)  # ...about half way
+        time.sleep(0.3)
+        walked = time.time()
+        pad.release("leftshoulder")
+        wait_for(lambda: session.status().teleop.state is not Arming.ARMED, 1.0)
+        hand = session.status().teleop.hand
+        assert hand is not None and 20.0 < hand[1] < 90.0
+        legs = [joint_positions(p)["left_hip_pitch"] for p in proprio.between(walked - 0.6,
+                                                                              walked)]
+        assert max(legs) - min(legs) > 0.1  # it walked
+        grip = joint_positions(proprio.after(time.time() + 0.6))  # the hand held on the stop
+        assert closure("right_index_pip", grip["right_index_pip"]) == \
+            pytest.approx(hand[1] / 100, abs=0.03)
+
+
+def test_the_car_drives_in_drive_and_backs_up_in_reverse(free_endpoint: str) -> None:
+    with driving("car", free_endpoint) as (station, session, pad):
+        ego = Latest(station.bus, "fleet/car-1/entities/car-1")
+
+        def speed() -> float:
+            return ego.after(time.time())["actionStatus"]["twist"]["linear"]["x"]
+
+        pad.press("leftshoulder")
+        pad.press("y")  # drive
+        wait_for(lambda: session.status().teleop.state is Arming.ARMED, 3.0)
+        pad.release("y")
+        pad.set_axis("lefty", -1.0)
+        wait_for(lambda: speed() > 1.0, 5.0)
+        pad.set_axis("lefty", 0.0)
+        wait_for(lambda: abs(speed()) < 0.05, 6.0)
+        pad.press("a")  # reverse, taken only at standstill
+        wait_for(lambda: session.status().teleop.gear is Gear.REVERSE, 3.0)
+        pad.release("a")
+        pad.set_axis("lefty", -1.0)
+        wait_for(lambda: speed() < -1.0, 6.0)  # backing up
+        pad.release("leftshoulder")
+        wait_for(lambda: abs(speed()) < 0.05, 6.0)
+        assert session.status().teleop.gear is Gear.REVERSE  # a stop keeps the gear
