@@ -222,10 +222,13 @@ class CameraPanel(PanelBase):
             else (found[0] if found else None)
         source = self._choice.split("#", 1)[1] if "#" in self._choice else ""
         self._fill_camera_box(found)
-        if camera != self._camera or source != self._source:
-            self._switch(camera, source)
-        elif camera is not None:
+        same = camera is not None and self._camera is not None and \
+            camera.key == self._camera.key and source == self._source
+        if same:
+            self._camera = camera  # what the catalog says of it may have come since
             self._update_overlay_sources()
+        elif camera != self._camera or source != self._source:
+            self._switch(camera, source)
 
     def _fill_camera_box(self, found: list[Topic]) -> None:
         entries = [("Automatic (first camera)", AUTO)]

@@ -201,7 +201,7 @@ class GoalTool:
             version = hash(drawn)
             segments = arrow_segments(goal)
             group.set_segments(segments, np.tile(np.array(colour, np.float32),
-                                                 (len(segments), 1)), version, width=3.0)
+                                                 (len(segments), 1)), version)
             label = f"{self.robot_id}: {self.status}" if self.tracker else "goal (not sent)"
             group.set_texts([((goal.x, goal.y, LIFT_M + 0.2), label, colour)], version)
         group.set_visible(True)

@@ -146,7 +146,8 @@ def test_profile_by_file_and_refusals(tmp_path: Path) -> None:
 
 def test_config_dir_is_the_guis(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("FIELDSTATION_CONFIG_DIR", raising=False)
-    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    # the application is the process's one (the display of the run, as every GUI test's):
+    # one made on another platform plugin here would serve the OpenGL tests after it
     from app.qt.application import create_application
     from app.qt.start import config_dir as qt_config_dir
 

@@ -251,16 +251,14 @@ def test_the_rover_camera_shows_its_detections_and_projected_boxes(make_main_win
                     timeout=TIMEOUT_MS)
     assert panel._camera.key == "fleet/rover-1/camera/image"  # the first camera listed
     qtbot.waitUntil(lambda: {"box", "line_list", "text"} <= kinds(), timeout=TIMEOUT_MS)
-    projector = panel._projector
-    assert projector is not None
     camera = panel._camera
 
     def projected() -> int:  # 3D boxes in the camera's view, each its edges and a label
-        frame = panel._shown.frame
+        frame, projector = panel._shown.frame, panel._projector
         return sum(len(o.shapes) for o, _ in projector.overlays(frame, frame.stamp, camera))
 
     qtbot.waitUntil(lambda: projected() > 0, timeout=TIMEOUT_MS)  # the calibration is 1 Hz
-    assert projector.problem == ""
+    assert panel._projector.problem == ""
     assert "640×480" in panel.status_line.text()
 
 
