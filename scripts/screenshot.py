@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QTimer
 
@@ -18,9 +20,10 @@ OUTPUT = REPO / "docs" / "screenshot.png"
 SETTLE_MS = 9000  # robots announce, catalogs arrive, plots fill
 
 
-def main() -> int:
-    layout = sys.argv[1] if len(sys.argv) > 1 else "Field laptop"
-    output = Path(sys.argv[2]) if len(sys.argv) > 2 else OUTPUT
+def take(arrange: Callable[[Any], None], output: Path, settle_ms: int = SETTLE_MS,
+         report: Callable[[Any], str] = lambda window: "") -> int:
+    """Opens the window on the embedded fleet, lets ``arrange`` place its panels, makes the
+    rover the active robot, and saves the window to ``output`` after ``settle_ms``."""
     os.environ.setdefault("FIELDSTATION_CONFIG_DIR", tempfile.mkdtemp(prefix="fs-shot-"))
     from app.qt.application import create_application
     from app.qt.main_window import MainWindow
@@ -29,9 +32,7 @@ def main() -> int:
 
     app = create_application()
     window = MainWindow(panel_registry(), ConnectionChoice(simulation=True), config_dir())
-    window.load_named_layout(layout)
-    window.resize(1600, 960)
-    window.show()
+    arrange(window)
 
     def choose_rover() -> None:
         if any(r.robot_id == "rover-1" for r in window.station.robots()):
@@ -42,12 +43,24 @@ def main() -> int:
     def shoot() -> None:
         output.parent.mkdir(exist_ok=True)
         window.grab().save(str(output))
-        print(f"saved {output}")
+        print(f"saved {output}{report(window)}")
         window.close()
 
     QTimer.singleShot(1000, choose_rover)
-    QTimer.singleShot(SETTLE_MS, shoot)
+    QTimer.singleShot(settle_ms, shoot)
     return app.exec()
+
+
+def main() -> int:
+    layout = sys.argv[1] if len(sys.argv) > 1 else "Field laptop"
+    output = Path(sys.argv[2]) if len(sys.argv) > 2 else OUTPUT
+
+    def arrange(window: Any) -> None:
+        window.load_named_layout(layout)
+        window.resize(1600, 960)
+        window.show()
+
+    return take(arrange, output)
 
 
 if __name__ == "__main__":

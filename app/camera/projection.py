@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -45,6 +45,7 @@ from app.camera.model import RGBA, ImageOverlay, Shape
 from app.camera.overlays import label_above, label_color
 from app.codec.decode import DecodedMessage
 from app.convert.capnp_data import converting, list_array, stamp_of
+from app.convert.foxglove import rotation_matrix
 from app.convert.models import Box, Boxes, Scene, SceneChange
 from app.convert.registry import ConversionError
 
@@ -276,15 +277,6 @@ def boxes_in(model: object) -> list[tuple[str, Box]]:
     return []
 
 
-def _rotation(q: Sequence[float]) -> np.ndarray:
-    x, y, z, w = q
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
-
-
 def box_edges(camera: CameraModel, corners_cam: np.ndarray, near: float = NEAR_M
               ) -> np.ndarray:
     """(8, 3) corners in the optical frame -> (2M, 2) pixel pairs of the box's visible edges:
@@ -325,7 +317,7 @@ def project_boxes(boxes: Boxes | Iterable[Box], camera: CameraModel,
         if not all(math.isfinite(v) for v in (*box.center, *box.size, *box.rotation)):
             dropped += 1
             continue
-        local = BOX_CORNERS * np.array(box.size) @ _rotation(box.rotation).T + box.center
+        local = BOX_CORNERS * np.array(box.size) @ rotation_matrix(box.rotation).T + box.center
         corners = local @ matrix[:3, :3].T + matrix[:3, 3]
         lines = box_edges(camera, corners, near)
         if not len(lines):
