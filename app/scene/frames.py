@@ -118,22 +118,23 @@ class TransformTree:
             common = next((f for f, _ in up_source if f in {g for g, _ in up_target}), None)
             if common is None:
                 raise FrameError(_why(source, target, up_source, up_target))
-            exact = True
-            to_common = np.eye(4)
-            for frame, _ in up_source:
-                if frame == common:
-                    break
-                m, ok = self._at(frame, stamp)
-                to_common = m @ to_common
-                exact &= ok
-            target_to_common = np.eye(4)
-            for frame, _ in up_target:
-                if frame == common:
-                    break
-                m, ok = self._at(frame, stamp)
-                target_to_common = m @ target_to_common
-                exact &= ok
-        return Lookup(np.linalg.inv(target_to_common) @ to_common, exact)
+            to_common, source_exact = self._up_to(common, up_source, stamp)
+            target_to_common, target_exact = self._up_to(common, up_target, stamp)
+        return Lookup(np.linalg.inv(target_to_common) @ to_common,
+                      source_exact and target_exact)
+
+    def _up_to(self, common: str, chain: list[tuple[str, int]],
+               stamp: float) -> tuple[np.ndarray, bool]:
+        """The matrix from the chain's first frame to ``common``, and whether every edge
+        had a transform near ``stamp``."""
+        matrix, exact = np.eye(4), True
+        for frame, _ in chain:
+            if frame == common:
+                break
+            m, ok = self._at(frame, stamp)
+            matrix = m @ matrix
+            exact &= ok
+        return matrix, exact
 
     def _chain(self, frame: str) -> list[tuple[str, int]]:
         """The frame and its ancestors, nearest first (stops at a loop)."""
