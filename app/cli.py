@@ -1,4 +1,4 @@
-"""The ``fieldstation`` command line: robots, topics, echo, sim.
+"""The ``fieldstation`` command line: robots, topics, echo, sim, teleop, record, play, info.
 
 ``--connect``, ``--listen`` and ``--zenoh-config`` work before or after the subcommand.
 Every failure a user can cause ends in one readable line and a non-zero exit.
@@ -15,7 +15,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from app import render_text
 from app.bus import catalog as catalog_mod
@@ -27,6 +28,9 @@ from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import plain
 from app.codec.stamps import best_time
+
+if TYPE_CHECKING:
+    from app.station.station import Station
 
 PRESENCE_SETTLE_S = 1.0
 MAX_LIDAR_HZ = 100.0  # the simulated robots tick at 100 Hz
@@ -110,6 +114,27 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: the built-in one)")
     teleop.add_argument("--rate", type=float, default=20.0, metavar="HZ",
                         help="command rate in Hz (default 20)")
+    record = command("record", "record the robots' topics to an MCAP file until Ctrl-C")
+    record.add_argument("file", help="the .mcap file to write")
+    record.add_argument("--keys", action="append", metavar="EXPR",
+                        help="key expression to record (repeatable; default every topic)")
+    record.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
+    record.add_argument("--compression", choices=("lz4", "zstd", "none"), default="lz4",
+                        help="chunk compression (default lz4)")
+    record.add_argument("--split-mb", type=float, metavar="MB",
+                        help="start a new file (FILE-001.mcap, ...) every MB megabytes")
+    record.add_argument("--split-s", type=float, metavar="S",
+                        help="start a new file every S seconds")
+    record.add_argument("--black-box", type=float, metavar="S", nargs="?", const=60.0,
+                        help="keep only the last S seconds (default 60) in memory; write them "
+                             "to FILE-<time>.mcap on SIGUSR1 and at the end")
+    play = command("play", "play an MCAP log back onto zenoh (its robots come back online)")
+    play.add_argument("file", help="the .mcap file to play")
+    play.add_argument("--rate", type=float, default=1.0, metavar="X",
+                      help="speed: 0.1 to 10 (default 1)")
+    play.add_argument("--loop", action="store_true", help="start again at the end")
+    info = command("info", "what an MCAP log holds: channels, types, counts, duration, size")
+    info.add_argument("file", help="the .mcap file")
     parser.add_argument("--no-sim", action="store_true",
                         help="do not start the embedded simulated fleet (real robots)")
     parser.add_argument("--layout", metavar="NAME",
@@ -247,7 +272,11 @@ def _clock(stamp: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(stamp)) + f".{int(stamp % 1 * 1000):03d}"
 
 
-def _wait_for_signal(exit_with_stdin: bool = False) -> None:
+def _wait_for_signal(exit_with_stdin: bool = False, deadline_s: float | None = None,
+                     tick: Callable[[], None] = lambda: None,
+                     done: Callable[[], bool] = lambda: False) -> None:
+    """Until SIGINT / SIGTERM (or stdin closes, ``deadline_s`` passes, ``done()``); calls
+    ``tick`` now and then meanwhile."""
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -257,8 +286,11 @@ def _wait_for_signal(exit_with_stdin: bool = False) -> None:
             stop.set()
 
         threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-    while not stop.wait(0.5):
-        pass
+    end = None if deadline_s is None else time.monotonic() + deadline_s
+    while not stop.wait(0.2):
+        tick()
+        if done() or (end is not None and time.monotonic() >= end):
+            return
 
 
 def _camera_size(text: str) -> tuple[int, int]:
@@ -342,7 +374,6 @@ def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 
 
 def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
-    from app.station.station import Station
     from app.teleop.clock import check_rate
     from app.teleop.terminal import TerminalOptions, TerminalTeleop, config_dir, pick_profile
 
@@ -354,14 +385,8 @@ def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     profile, refused = pick_profile(args.profile, config_dir())
     if refused:
         print(f"fieldstation: {refused}", file=sys.stderr)
-    station = Station(bus_config(args, default_connect=True))
+    station = _open_station(args)
     try:
-        if not _wait(lambda: station.status.session != "connecting", CONNECT_WAIT_S):
-            raise CliError("no zenoh session yet")
-        if station.status.session == "error":
-            hint = "" if args.connect or args.zenoh_config else (
-                " — is `fieldstation sim` running? Or pass --connect ENDPOINT")
-            raise CliError(f"{station.status.detail}{hint}")
         if not _wait(lambda: any(r.robot_id == robot for r in station.robots()),
                      PRESENCE_SETTLE_S * 3):
             online = ", ".join(sorted(r.robot_id for r in station.robots())) or "none"
@@ -383,6 +408,127 @@ def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     return 0
 
 
+def _open_station(args: argparse.Namespace) -> Station:
+    from app.station.station import Station
+
+    station = Station(bus_config(args, default_connect=True))
+    if not _wait(lambda: station.status.session != "connecting", CONNECT_WAIT_S):
+        station.close()
+        raise CliError("no zenoh session yet")
+    if station.status.session == "error":
+        station.close()
+        hint = "" if args.connect or args.zenoh_config else (
+            " — is `fieldstation sim` running? Or pass --connect ENDPOINT")
+        raise CliError(f"{station.status.detail}{hint}")
+    return station
+
+
+def cmd_record(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.record.blackbox import BlackBox
+    from app.record.station_tap import StationTap
+    from app.record.writer import Recorder
+
+    keys = [_valid(check_key_expr, k) for k in args.keys or []]
+    path = Path(args.file)
+    if args.black_box is not None and not 0 < args.black_box <= 3600:
+        raise CliError("--black-box must be more than 0 and at most 3600 seconds")
+    station = _open_station(args)
+    sink: Recorder | BlackBox
+    try:
+        if args.black_box is not None:
+            sink = BlackBox(seconds=args.black_box)
+        else:
+            sink = Recorder(path, compression=args.compression,
+                            split_bytes=round(args.split_mb * 1e6) if args.split_mb else None,
+                            split_s=args.split_s)
+    except OSError as exc:
+        station.close()
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+    tap = StationTap(station, sink, keys)
+    saves = threading.Event()
+    if isinstance(sink, BlackBox) and hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, lambda *_: saves.set())
+    out(f"recording {', '.join(keys) or 'every topic'} "
+        + (f"(black box, last {args.black_box:g} s) " if isinstance(sink, BlackBox) else "")
+        + f"to {path} — Ctrl-C to stop")
+    try:
+        _wait_for_signal(deadline_s=args.duration, tick=lambda: _save_box(
+            sink, tap, path, saves, out) if saves.is_set() else None)
+    finally:
+        tap.close()
+        if isinstance(sink, BlackBox):
+            saves.set()
+            _save_box(sink, tap, path, saves, out)
+        else:
+            status = sink.close()
+            dropped = sum(status.dropped.values())
+            out(f"{status.messages} messages, {status.bytes_written / 1e6:.1f} MB, "
+                f"{status.duration_s:.1f} s in {', '.join(str(f) for f in status.files)}"
+                + (f"; {dropped} dropped" if dropped else "")
+                + (f"; {status.error}" if status.error else ""))
+        station.close()
+    return 0
+
+
+def _save_box(box: Any, tap: Any, path: Path, saves: threading.Event,
+              out: Callable[[str], None]) -> None:
+    saves.clear()
+    target = path.with_name(f"{path.stem}-{time.strftime('%Y%m%d-%H%M%S')}{path.suffix}")
+    box.save(target, tap.head())
+    out(f"black box ({box.span_s():.1f} s) saved to {target}")
+
+
+def cmd_play(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.record.reader import LogError, LogReader
+    from app.record.republish import Republisher
+
+    if not (math.isfinite(args.rate) and 0.1 <= args.rate <= 10):
+        raise CliError("--rate must be 0.1 to 10")
+    try:
+        reader = LogReader(Path(args.file))
+    except LogError as exc:
+        raise CliError(str(exc)) from None
+    for problem in reader.problems:
+        print(f"fieldstation: {problem}", file=sys.stderr)
+    listen = args.listen or ([] if args.connect or args.zenoh_config else [DEFAULT_ENDPOINT])
+    config = BusConfig.from_env(mode=args.mode or "peer", connect=args.connect or [],
+                                listen=listen, config_file=args.zenoh_config)
+    try:
+        bus = BusSession(config)
+    except BusError as exc:
+        reader.close()
+        raise CliError(str(exc)) from None
+    with bus:
+        player = Republisher(bus, reader, speed=args.rate, loop=args.loop)
+        out(f"playing {args.file} ({(reader.end_ns - reader.start_ns) / 1e9:.1f} s) at "
+            f"{args.rate:g}x on {', '.join(listen or args.connect or ['the configured session'])}"
+            " — Ctrl-C to stop")
+        player.start()
+        try:
+            _wait_for_signal(tick=lambda: None, done=player.done)
+        finally:
+            player.close()
+        out(f"{player.sent} samples played"
+            + (f"; {player.skipped_commands} commands not sent (a log never drives a robot)"
+               if player.skipped_commands else ""))
+    return 0
+
+
+def cmd_info(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.record.info import describe
+    from app.record.reader import LogError, LogReader
+
+    try:
+        reader = LogReader(Path(args.file))
+    except LogError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        out(describe(reader))
+    finally:
+        reader.close()
+    return 0
+
+
 def _wait(condition: Callable[[], bool], seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -393,7 +539,8 @@ def _wait(condition: Callable[[], bool], seconds: float) -> bool:
 
 
 COMMANDS = {"robots": cmd_robots, "topics": cmd_topics, "echo": cmd_echo, "sim": cmd_sim,
-            "demo": cmd_demo, "gui": cmd_gui, "teleop": cmd_teleop}
+            "demo": cmd_demo, "gui": cmd_gui, "teleop": cmd_teleop, "record": cmd_record,
+            "play": cmd_play, "info": cmd_info}
 
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:

@@ -383,7 +383,7 @@ class CameraPanel(PanelBase):
         parts = [f"{frame.width}×{frame.height}", frame.encoding, f"{fps:.1f} fps",
                  f"decode {frame.decode_s * 1000:.1f} ms"]
         if stamp > 0:
-            parts.append(f"latency {(time.time() - stamp) * 1000:.0f} ms")
+            parts.append(f"latency {(self.host.station.now() - stamp) * 1000:.0f} ms")
         parts.append(f"dropped {dropped}")
         if frame.value_range is not None:
             low, high = frame.value_range

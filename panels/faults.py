@@ -145,7 +145,7 @@ class FaultsPanel(PanelBase):
 
     # -- tables -------------------------------------------------------------------------------
     def _refresh_active(self) -> None:
-        wall = time.time()
+        wall = self.host.station.now()
         robot = self._robot or ""
         faults = self._active_faults()
         rows = [_active_row(i, f, wall, self.acks.acknowledged(robot, f.code, f.raised_ms))
@@ -167,7 +167,7 @@ class FaultsPanel(PanelBase):
         severity = self.history_severity.currentText()
         history = [f for f in (vitals.history if vitals else ())
                    if severity == ALL or str(f.severity) == severity]
-        wall, now = time.time(), time.monotonic()
+        wall, now = self.host.station.now(), time.monotonic()
         self.history_model.set_rows([_history_row(i, f, wall, now)
                                      for i, f in enumerate(history)])
         level = self.messages_level.currentText()

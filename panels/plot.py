@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from numbers import Real
 from typing import Any
@@ -164,7 +163,7 @@ class PlotPanel(PanelBase):
                 self.topic_box.set_choices(sorted(self._topics))
         # The window first: a series first shown then reads only that window, not its
         # whole history.
-        self.view.advance(time.time())
+        self.view.advance(self.host.station.now())  # the log's clock in playback
         for line in self._lines:
             buffer = batch.series.get(line.interest)
             if buffer is not line.buffer:  # first asked for, or again after being hidden

@@ -148,8 +148,17 @@ class TopicsPanel(PanelBase):
             plot.setEnabled(False)
             plot.setToolTip("This topic's type has no numeric fields we know of")
         menu.addAction("Inspect", lambda: self.inspect(key))
+        menu.addSeparator()
+        menu.addAction("Record this topic", lambda: self.host.record_topics([key]))
+        shown = self.shown_keys()
+        menu.addAction(f"Record the {len(shown)} topics shown",
+                       lambda: self.host.record_topics(shown))
         menu.setToolTipsVisible(True)
         return menu
+
+    def shown_keys(self) -> list[str]:
+        """The keys the filter lets through, in the table's order."""
+        return [self.proxy.index(row, 0).data(KEY_ROLE) for row in range(self.proxy.rowCount())]
 
     def numeric_paths(self, key: str) -> list[str]:
         """The numeric fields of the topic's type; those under the union member its key

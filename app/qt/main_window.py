@@ -29,6 +29,8 @@ from app import logs, resources
 from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layout
 from app.qt.frame_clock import FrameClock
 from app.qt.panel_api import Panel, PanelRegistry
+from app.qt.playback import OPEN_LOG_SHORTCUT, PlaybackControls
+from app.qt.recording import RecordingControls
 from app.station.connection import Connection, ConnectionChoice
 from app.station.frame import FrameBatch
 from app.station.interests import Interest, LaneStats
@@ -52,7 +54,7 @@ ESTOP_STYLE = ("QToolButton{background:#b62324;color:#ffffff;font-weight:bold;fo
                "QToolButton:pressed{background:#8e1519;}")
 ESTOP_ENGAGED_STYLE = ESTOP_STYLE.replace("#b62324", "#f85149").replace("#ff7b72", "#ffffff")
 SESSION_COLOURS = {"online": "#3fb950", "connecting": "#d29922", "offline": "#f85149",
-                   "error": "#f85149"}
+                   "error": "#f85149", "playback": "#388bfd"}
 
 
 class MainWindow(QMainWindow):
@@ -83,6 +85,8 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_menus()
         self._build_safety_bar()
+        self.recording = RecordingControls(self)
+        self.playback = PlaybackControls(self)
         self.clock = FrameClock(self.tick, parent=self)
         self.station.feeds.set_waker(self.clock.wake)
         if start_clock:
@@ -148,6 +152,12 @@ class MainWindow(QMainWindow):
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 5000)
+
+    def record_topics(self, keys: list[str]) -> None:
+        if self.station.playback:
+            self.show_message("Recording is for live robots: go back to live first")
+            return
+        self.recording.start_recording(keys=keys)
 
     # -- teleop: one session for the window, made when first wanted --------------------------
     def teleop(self) -> TeleopSession:
@@ -264,8 +274,10 @@ class MainWindow(QMainWindow):
             self._topics = self.station.topics()
             self._lanes = self.station.feeds.lane_stats()
             self._refresh_status_bar()
+            self.recording.refresh()
             if self._teleop is not None:
                 self._show_estop()
+        self.playback.refresh()
         feeds = self.station.feeds
         batch = FrameBatch(now, self.station.status, self.active_robot, self._robots,
                            self._topics, dict(feeds.latest), dict(feeds.series),
@@ -437,7 +449,16 @@ class MainWindow(QMainWindow):
         consumers keep what they asked for."""
         self.connection.switch(choice)
         self.set_active_robot(None)
+        self.refresh_mode()
+
+    def refresh_mode(self) -> None:
+        """Live or playback: the badge, the title and what can be done in each."""
+        playback = self.station.status.playback
+        self.setWindowTitle(f"Fieldstation — PLAYBACK {playback}" if playback
+                            else "Fieldstation")
+        self.back_to_live_action.setEnabled(bool(playback))
         self._refresh_status_bar()
+        self.recording.refresh()
 
     def _open_connection_dialog(self) -> None:
         from app.qt.connection_dialog import ConnectionDialog
@@ -455,6 +476,11 @@ class MainWindow(QMainWindow):
         self._sim_badge = QLabel(" SIMULATION ")
         self._sim_badge.setStyleSheet("background:#d29922;color:#111;font-weight:bold;"
                                       "border-radius:3px;padding:1px 6px;")
+        self._playback_badge = QLabel(" PLAYBACK ")
+        self._playback_badge.setStyleSheet("background:#388bfd;color:#ffffff;"
+                                           "font-weight:bold;border-radius:3px;"
+                                           "padding:1px 6px;")
+        self._playback_badge.setToolTip("Showing a log: nothing is sent to any robot")
         self._session_label = QLabel()
         self._robots_label = QLabel()
         self._errors_label = QLabel()
@@ -469,16 +495,18 @@ class MainWindow(QMainWindow):
         self._alert_label.linkActivated.connect(self._alert_clicked)
         self._alert_label.hide()
         bar.insertPermanentWidget(0, self._alert_label)  # a message must not hide it
-        for widget in (self._sim_badge, self._session_label, self._robots_label,
-                       self._errors_label, self._internal_label, self._robot_label):
+        for widget in (self._sim_badge, self._playback_badge, self._session_label,
+                       self._robots_label, self._errors_label, self._internal_label,
+                       self._robot_label):
             bar.addPermanentWidget(widget)
         self._refresh_status_bar()
 
     def _refresh_status_bar(self) -> None:
         status = self.station.status
         self._sim_badge.setVisible(status.simulation)
+        self._playback_badge.setVisible(bool(status.playback))
         colour = SESSION_COLOURS.get(status.session, "#aaa")
-        where = self.connection.choice.describe()
+        where = status.playback or self.connection.choice.describe()
         self._session_label.setText(f"<span style='color:{colour}'>●</span> {status.session}"
                                     f" — {where}")
         self._session_label.setToolTip(status.detail or where)
@@ -513,6 +541,12 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
         self._action(file_menu, "&Connect…", "Ctrl+K", self._open_connection_dialog, "connect")
+        file_menu.addSeparator()
+        self._action(file_menu, "Open &log…", OPEN_LOG_SHORTCUT,
+                     lambda: self.playback.choose_log())
+        self.back_to_live_action = self._action(file_menu, "&Back to live robots", None,
+                                                lambda: self.playback.back_to_live())
+        self.back_to_live_action.setEnabled(False)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
 
@@ -638,6 +672,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_message(f"could not save the layout: {exc}")
         self.close_all_panels()
+        self.recording.close()
         if self._teleop is not None:  # its stop burst goes out before the session closes
             app = QApplication.instance()
             if isinstance(app, QApplication):

@@ -42,6 +42,9 @@ class PanelHost(Protocol):
 
     def alert_seen(self, panel: Any) -> None: ...
 
+    def record_topics(self, keys: list[str]) -> None:
+        """Starts recording these keys (ending any recording under way)."""
+
     def teleop(self) -> TeleopSession:
         """The window's one teleop session (it drives the active robot), made on first use
         and kept until the window closes: panels feed it inputs, never close it."""

@@ -7,6 +7,7 @@ import threading
 from dataclasses import dataclass, field
 
 from app.bus.config import BusConfig
+from app.record.reader import LogReader
 from app.station.embedded_sim import EmbeddedSim
 from app.station.station import Station
 
@@ -71,6 +72,14 @@ class Connection:
         old_sim, self.sim = self.sim, _start_sim(choice)
         self.choice = choice
         self.station.reconnect(_config(choice, self.sim), simulation=choice.simulation)
+        if old_sim is not None:
+            threading.Thread(target=old_sim.stop, name="stop old fleet").start()
+
+    def play(self, reader: LogReader) -> None:
+        """Plays a log in place of the session; the fleet, if any, stops. Returns at once;
+        :meth:`switch` goes back to live robots."""
+        old_sim, self.sim = self.sim, None
+        self.station.play(reader)
         if old_sim is not None:
             threading.Thread(target=old_sim.stop, name="stop old fleet").start()
 

@@ -62,6 +62,7 @@ class StationStatus:
     decode_errors: int = 0
     endpoints: tuple[str, ...] = ()
     internal_errors: int = 0
+    playback: str = ""  # the log's file name while one plays instead of a session
 
 
 def newest_data(arrivals: Mapping[str, float], robots: Iterable[RobotInfo],

@@ -13,9 +13,11 @@ import functools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from app.bus import catalog as catalog_mod
+from app.bus.catalog import Catalog
 from app.bus.config import BusConfig
 from app.bus.keys import DEFAULT_ROOT, UPLINK_SEGMENTS, robot_of
 from app.bus.presence import PresenceTracker, RobotPresence
@@ -24,10 +26,14 @@ from app.bus.stats import TopicStats
 from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
+from app.record.format import LivelinessEvent
+from app.record.player import LogPlayer
+from app.record.reader import LogReader
 from app.station.commands import Commander
 from app.station.feeds import Consumer, Delivery, FeedHub
 from app.station.incidents import Incidents
 from app.station.interests import Interest, Stream
+from app.station.playback import LogTraffic
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
 from app.station.vitals import UPLINK_MEMBERS, VitalsBook
 
@@ -45,14 +51,16 @@ class Station:
         self.status = StationStatus(simulation=simulation, endpoints=_endpoints(config))
         self.active_robot: str | None = None
         self.bus: BusSession | None = None
+        self.player: LogPlayer | None = None  # when a log plays instead of a session
         self._robots: dict[str, RobotInfo] = {}
         self._lock = threading.Lock()
-        self._traffic: Subscription | None = None
+        self._traffic: Subscription | LogTraffic | None = None
         self._presence: PresenceTracker | None = None
-        self._pending: tuple[BusConfig, bool] | None = (config, simulation)
+        self._pending: tuple[BusConfig, bool] | LogReader | None = (config, simulation)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self.worker_cpu_s = 0.0
+        self._watchers: list[Callable[[RobotInfo], None]] = []
         self.vitals = VitalsBook()
         self.commands = Commander(lambda: self.bus, root)
         self._vitals = self.feeds.consumer("vitals", on_sample=self._on_vital)
@@ -69,6 +77,13 @@ class Station:
     def consumer(self, name: str, on_sample: Any = None) -> Consumer:
         """A consumer that is not a panel; it keeps its interests across reconnects."""
         return self.feeds.consumer(name, on_sample)
+
+    def watch_robots(self, on_change: Callable[[RobotInfo], None]) -> Callable[[], None]:
+        """Calls ``on_change`` (on a station thread) whenever a robot comes, goes or gets its
+        catalog; returns what stops it."""
+        self._watchers.append(on_change)
+        return lambda: self._watchers.remove(on_change) if on_change in self._watchers \
+            else None
 
     def set_interests(self, wanted: set[Interest]) -> None:
         self.feeds.set_interests(wanted)
@@ -102,6 +117,23 @@ class Station:
         self._pending = (config, simulation)
         self._wake.set()
 
+    def play(self, reader: LogReader) -> None:
+        """Plays a log in place of the session (done by the worker thread: returns at once).
+        Nothing can be sent while a log plays: there is no session to send on."""
+        self.status = StationStatus(session="connecting", playback=reader.path.name)
+        self._pending = reader
+        self._wake.set()
+
+    @property
+    def playback(self) -> bool:
+        """Whether the station shows a log rather than live robots."""
+        return bool(self.status.playback)
+
+    def now(self) -> float:
+        """Unix seconds of what the station shows: the clock, or the log's clock in playback."""
+        player = self.player
+        return player.state().position_ns / 1e9 if player is not None else time.time()
+
     def close(self, timeout: float = 10.0) -> None:
         self._stop.set()
         self._wake.set()
@@ -115,11 +147,15 @@ class Station:
         while not self._stop.is_set():
             started = time.thread_time()
             pending, self._pending = self._pending, None
-            if pending is not None:
+            if isinstance(pending, LogReader):
+                self._guarded("opening the log", functools.partial(self._open_log, pending))
+            elif pending is not None:
                 self._guarded("opening the session", functools.partial(self._open, pending))
             if self.bus is not None:
                 self._guarded("connection state", self._update_connection)
                 self._guarded("catalogs", self._fetch_catalogs)
+            elif self.player is not None:
+                self._guarded("playback state", self._update_playback)
             self.worker_cpu_s += time.thread_time() - started
             self._wake.wait(WORKER_PERIOD_S)
             self._wake.clear()
@@ -148,11 +184,54 @@ class Station:
         self._presence = PresenceTracker(bus, self.root, on_change=self._on_presence)
         self._traffic = Subscription(bus, f"{self.root}/**", route=self.feeds.route)
 
+    def _open_log(self, reader: LogReader) -> None:
+        self._close_session()
+        with self._lock:
+            self._robots = {}
+        self.vitals.forget()
+        traffic = LogTraffic(self.feeds.route, self.root, self._on_catalog)
+        self._traffic = traffic
+        keys = [c.key for c in reader.channels()]
+        for key in keys:
+            if key.endswith("/catalog"):
+                for logged in reader.samples(keys=[key]):
+                    traffic.deliver(logged)
+        # A log without presence (another tool's): its robots are there while it plays.
+        present = {robot_of(e.key, self.root) for e in reader.liveliness()}
+        for robot_id in sorted({robot_of(k, self.root) for k in keys} - present - {None}):
+            assert robot_id is not None
+            self._on_presence(RobotPresence(robot_id, True, time.monotonic()))
+        self.player = LogPlayer(reader, traffic.deliver, self._on_log_presence,
+                                on_error=self.incidents.record)
+        self._set_status(session="playback",
+                         detail="; ".join(reader.problems) if reader.problems else "")
+
     def _close_session(self) -> None:
         bus, self.bus = self.bus, None
+        player, self.player = self.player, None
         self._traffic = self._presence = None
         if bus is not None:
             bus.close()
+        if player is not None:
+            player.close()
+
+    def _on_log_presence(self, event: LivelinessEvent) -> None:
+        robot_id = robot_of(event.key, self.root)
+        if robot_id is not None:
+            self._on_presence(RobotPresence(robot_id, event.alive, time.monotonic()))
+
+    def _on_catalog(self, robot_id: str, catalog: Catalog) -> None:
+        with self._lock:
+            info = self._robots.get(robot_id) or RobotInfo(robot_id)
+            info = self._robots[robot_id] = dataclasses.replace(info, catalog=catalog)
+        self._tell(info)
+
+    def _update_playback(self) -> None:
+        with self._lock:
+            online = sum(r.online for r in self._robots.values())
+        self._set_status(robots_online=online,
+                         decode_errors=sum(s.error_count for s in self.topics().values()),
+                         internal_errors=self.incidents.count)
 
     def _set_status(self, **changes: Any) -> None:
         self.status = dataclasses.replace(self.status, **changes)
@@ -160,8 +239,16 @@ class Station:
     def _on_presence(self, presence: RobotPresence) -> None:
         with self._lock:
             info = self._robots.get(presence.robot_id) or RobotInfo(presence.robot_id)
-            self._robots[presence.robot_id] = dataclasses.replace(
+            info = self._robots[presence.robot_id] = dataclasses.replace(
                 info, online=presence.online, changed=presence.changed)
+        self._tell(info)
+
+    def _tell(self, info: RobotInfo) -> None:
+        for watcher in list(self._watchers):
+            try:
+                watcher(info)
+            except Exception as exc:  # a watcher's failure is its own
+                self.incidents.record("station: robot watcher", exc)
 
     def _count_error(self, key: str, exc: DecodeError) -> None:
         traffic = self._traffic
@@ -203,8 +290,10 @@ class Station:
                 found = catalog_mod.discover(bus, robot_id, listen_s=1.0, root=self.root)
             with self._lock:
                 info = self._robots.get(robot_id)
-                if info is not None and bus is self.bus:
-                    self._robots[robot_id] = dataclasses.replace(info, catalog=found)
+                if info is None or bus is not self.bus:
+                    continue
+                info = self._robots[robot_id] = dataclasses.replace(info, catalog=found)
+            self._tell(info)
 
     # -- vitals, read on their keys' lanes --------------------------------------------------------
     def _on_vital(self, delivery: Delivery) -> None:

@@ -27,6 +27,9 @@ class StationView(Protocol):
 
     root: str
 
+    @property
+    def playback(self) -> bool: ...
+
     def robots(self) -> list[RobotInfo]: ...
 
     @property
@@ -118,6 +121,9 @@ class LinkMonitor:
         robot_id = self._selected
         if robot_id is None:
             return LinkStatus(None, False, None, None, None, "no robot selected")
+        if self._station.playback:  # a log's robot is not there to drive
+            return LinkStatus(robot_id, False, None, None, None,
+                              "playing a log: commands are disabled")
         info = next((r for r in self._station.robots() if r.robot_id == robot_id), None)
         vitals = self._station.vitals.snapshot().get(robot_id)
         status = vitals.status if vitals is not None else None

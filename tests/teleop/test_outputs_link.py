@@ -28,6 +28,7 @@ class FakeStation:
     arrivals: dict[str, float] = field(default_factory=dict)
     vitals: FakeVitals = field(default_factory=FakeVitals)
     root: str = "fleet"
+    playback: bool = False
 
     def robots(self) -> list[RobotInfo]:  # as the station makes them: newest data per robot
         last = newest_data(self.arrivals, self.infos, self.root)
@@ -41,6 +42,18 @@ def status(seq: int, at: float, estop: bool = False) -> Status:
 def test_no_robot_selected() -> None:
     link = LinkMonitor(FakeStation()).check(10.0)
     assert (link.selected, link.live, link.reason) == (None, False, "no robot selected")
+
+
+def test_a_robot_in_a_playing_log_is_never_a_live_link() -> None:
+    station = FakeStation([RobotInfo("rover-1", online=True)], {"fleet/rover-1/uplink/x": 9.9},
+                          playback=True)
+    monitor = LinkMonitor(station)
+    monitor.select("rover-1")
+    link = monitor.check(10.0)
+    assert not link.live
+    assert "commands are disabled" in link.reason
+    station.playback = False
+    assert monitor.check(10.0).live
 
 
 def test_offline_no_data_stale_and_live() -> None:

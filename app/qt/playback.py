@@ -1,0 +1,141 @@
+"""Playback in the window: open a log (indexed off the GUI thread, with progress), the
+timeline bar under the docks, its markers, and the way back to live robots."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QToolBar
+
+from app.record.foreign import foxglove_translator
+from app.record.markers import Marker, find_markers
+from app.record.reader import LogError, LogReader
+from widgets.timeline_bar import TimelineBar, TimelineMarker
+
+if TYPE_CHECKING:
+    from app.qt.main_window import MainWindow
+
+OPEN_LOG_SHORTCUT = "Ctrl+Shift+O"
+
+
+class PlaybackControls(QObject):
+    _progress = Signal(float)
+    _opened = Signal(object)  # a LogReader, or the LogError's text
+    _marked = Signal(object, object)  # the reader, its markers
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.bar = TimelineBar()
+        self.toolbar = QToolBar("Playback", window)
+        self.toolbar.setObjectName("playback-bar")
+        self.toolbar.setMovable(False)
+        self.toolbar.addWidget(self.bar)
+        self.toolbar.hide()
+        window.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self.toolbar)
+        self.bar.play_pause.connect(lambda: self._player_do("toggle"))
+        self.bar.step.connect(lambda: self._player_do("step"))
+        self.bar.seek.connect(lambda f: self._player_do("seek_fraction", f))
+        self.bar.speed_changed.connect(lambda x: self._player_do("set_speed", x))
+        self.bar.loop_changed.connect(lambda on: self._player_do("set_loop", on))
+        self._progress_dialog: QProgressDialog | None = None
+        self._opening: threading.Thread | None = None
+        self.markers: list[Marker] = []
+        self._progress.connect(self._show_progress)
+        self._opened.connect(self._on_opened)
+        self._marked.connect(self._on_marked)
+
+    # -- opening ---------------------------------------------------------------------------
+    def choose_log(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open log", "",
+                                              "MCAP logs (*.mcap);;All files (*)")
+        if path:
+            self.open_log(Path(path))
+
+    def open_log(self, path: Path) -> None:
+        """Indexes the log on a thread (a progress bar meanwhile), then plays it in place of
+        the session, paused at its start."""
+        if self._opening is not None and self._opening.is_alive():
+            self.window.show_message("A log is already being opened")
+            return
+        dialog = QProgressDialog(f"Indexing {path.name}…", "", 0, 1000, self.window)
+        dialog.setCancelButton(None)
+        dialog.setWindowTitle("Open log")
+        dialog.setMinimumDuration(300)
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self._progress_dialog = dialog
+
+        def index() -> None:
+            try:
+                reader = LogReader(path, on_progress=self._progress.emit,
+                                   translate=foxglove_translator)
+            except LogError as exc:
+                self._opened.emit(str(exc))
+                return
+            self._opened.emit(reader)
+
+        self._opening = threading.Thread(target=index, name="index log", daemon=True)
+        self._opening.start()
+
+    def _show_progress(self, fraction: float) -> None:
+        if self._progress_dialog is not None:
+            self._progress_dialog.setValue(round(fraction * 1000))
+
+    def _on_opened(self, result: object) -> None:
+        if self._progress_dialog is not None:
+            self._progress_dialog.close()
+            self._progress_dialog.deleteLater()
+            self._progress_dialog = None
+        if not isinstance(result, LogReader):
+            self.window.show_message(f"Log not opened: {result}")
+            if self.window.isVisible():
+                QMessageBox.warning(self.window, "Log not opened", str(result))
+            return
+        self.window.recording.stop_recording()
+        self.window.set_active_robot(None)
+        self.window.connection.play(result)
+        self.markers = []
+        self.bar.set_markers(())
+        self.toolbar.show()
+        self.window.show_message(f"Playing {result.path.name}"
+                                 + (f" — {'; '.join(result.problems)}" if result.problems
+                                    else ""))
+        threading.Thread(target=lambda: self._marked.emit(
+            result, find_markers(result, self.window.station.root)),
+            name="find markers", daemon=True).start()
+        self.window.refresh_mode()
+
+    def _on_marked(self, reader: LogReader, markers: list[Marker]) -> None:
+        player = self.window.station.player
+        if player is None or player.reader is not reader:
+            return  # another log, or live again
+        span = max(1, reader.end_ns - reader.start_ns)
+        self.markers = markers
+        self.bar.set_markers(tuple(TimelineMarker((m.t_ns - reader.start_ns) / span, m.kind,
+                                                  m.text) for m in markers))
+
+    # -- playing ---------------------------------------------------------------------------
+    def _player_do(self, what: str, *args: object) -> None:
+        player = self.window.station.player
+        if player is not None:
+            getattr(player, what)(*args)
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Each frame tick: where the log is."""
+        player = self.window.station.player
+        if player is None:
+            if self.toolbar.isVisible() and not self.window.station.playback:
+                self.toolbar.hide()
+            return
+        state = player.state()
+        self.bar.show_state(state.fraction, (state.position_ns - state.start_ns) / 1e9,
+                            (state.end_ns - state.start_ns) / 1e9, state.playing)
+
+    def back_to_live(self) -> None:
+        self.toolbar.hide()
+        self.window.reconnect(self.window.connection.choice)
+

@@ -1,0 +1,204 @@
+"""Recording in the window: the record button, the always-on black box and its saving.
+
+The recorder and the black box are consumers of the station (``StationTap``); what they
+write is written on their own threads, so nothing here waits on the disk. The black box
+saves itself when a robot raises a critical fault or engages its e-stop, on its button,
+on Ctrl+B, and on SIGUSR1 to the process.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLabel, QToolBar
+
+from app.record.blackbox import BlackBox
+from app.record.incident_watch import IncidentWatch
+from app.record.station_tap import StationTap
+from app.record.writer import Recorder, RecorderStatus
+
+if TYPE_CHECKING:
+    from app.qt.main_window import MainWindow
+
+RECORD_SHORTCUT = "Ctrl+R"
+BLACK_BOX_SHORTCUT = "Ctrl+B"
+RECORDING_STYLE = "color:#f85149;font-weight:bold;"
+
+
+def stamped_name(prefix: str) -> str:
+    return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}.mcap"
+
+
+class RecordingControls(QObject):
+    black_box_saved = Signal(str, str)  # path ("" if it failed), what happened
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.recordings_dir = window.config_dir / "recordings"
+        self.black_box_dir = window.config_dir / "black-box"
+        self.recorder: Recorder | None = None
+        self._record_tap: StationTap | None = None
+        self.black_box = BlackBox()
+        self._box_tap = StationTap(window.station, self.black_box, name="black box")
+        self.incidents = IncidentWatch()
+        self._saving = threading.Lock()
+        self._signalled = False
+        self.last_saved: Path | None = None
+        self.black_box_saved.connect(self._saved)
+        self._build_toolbar()
+        if hasattr(signal, "SIGUSR1"):
+            signal.signal(signal.SIGUSR1, lambda *_: setattr(self, "_signalled", True))
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Recording", self.window)
+        bar.setObjectName("recording-bar")
+        bar.setMovable(False)
+        self.record_action = QAction("● Record", self.window)
+        self.record_action.setCheckable(True)
+        self.record_action.setShortcut(QKeySequence(RECORD_SHORTCUT))
+        self.record_action.setToolTip(f"Record every topic to an MCAP file ({RECORD_SHORTCUT})")
+        self.record_action.toggled.connect(self._record_toggled)
+        self.black_box_action = QAction("Save black box", self.window)
+        self.black_box_action.setShortcut(QKeySequence(BLACK_BOX_SHORTCUT))
+        self.black_box_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.black_box_action.setToolTip(
+            f"Save the last {self.black_box.seconds:g} s of every topic ({BLACK_BOX_SHORTCUT})")
+        self.black_box_action.triggered.connect(lambda: self.save_black_box("saved by hand"))
+        self.label = QLabel()
+        self.label.setContentsMargins(8, 0, 8, 0)
+        bar.addAction(self.record_action)
+        bar.addWidget(self.label)
+        bar.addSeparator()
+        bar.addAction(self.black_box_action)
+        self.toolbar = bar
+        self.window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+
+    # -- recording ---------------------------------------------------------------------------
+    def start_recording(self, path: Path | None = None, keys: Iterable[str] = (),
+                        split_bytes: int | None = None,
+                        split_s: float | None = None) -> Path:
+        """Records ``keys`` (key expressions; every topic when empty) until stopped."""
+        self.stop_recording()
+        path = path or self.recordings_dir / stamped_name("recording")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.recorder = Recorder(path, split_bytes=split_bytes, split_s=split_s)
+        self._record_tap = StationTap(self.window.station, self.recorder, keys,
+                                      name="recorder")
+        self.record_action.blockSignals(True)
+        self.record_action.setChecked(True)
+        self.record_action.blockSignals(False)
+        what = ", ".join(keys) if keys else "every topic"
+        self.window.show_message(f"Recording {what} to {path}")
+        self.refresh()
+        return path
+
+    def stop_recording(self) -> RecorderStatus | None:
+        tap, self._record_tap = self._record_tap, None
+        recorder, self.recorder = self.recorder, None
+        if tap is not None:
+            tap.close()
+        self.record_action.blockSignals(True)
+        self.record_action.setChecked(False)
+        self.record_action.blockSignals(False)
+        if recorder is None:
+            return None
+        status = recorder.close()
+        dropped = sum(status.dropped.values())
+        self.window.show_message(
+            f"Recorded {status.messages} messages ({_size(status.bytes_written)}, "
+            f"{status.duration_s:.1f} s) to {status.path}"
+            + (f"; {dropped} dropped" if dropped else "")
+            + (f"; {status.error}" if status.error else ""))
+        self.refresh()
+        return status
+
+    def _record_toggled(self, on: bool) -> None:
+        if on:
+            self.start_recording()
+        else:
+            self.stop_recording()
+
+    # -- the black box -----------------------------------------------------------------------
+    def save_black_box(self, reason: str) -> bool:
+        """Saves the black box's window on a thread of its own; False if a save is already
+        under way (that one holds the same minute)."""
+        if not self._saving.acquire(blocking=False):
+            return False
+        path = self.black_box_dir / stamped_name("black-box")
+        head = self._box_tap.head()  # presence and catalogs: the file plays alone
+
+        def save() -> None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self.black_box.save(path, head)
+                self.black_box_saved.emit(str(path), reason)
+            except OSError as exc:
+                self.black_box_saved.emit("", f"{reason}: not saved ({exc.strerror or exc})")
+            finally:
+                self._saving.release()
+
+        threading.Thread(target=save, name="save black box").start()
+        return True
+
+    def _saved(self, path: str, reason: str) -> None:
+        if path:
+            self.last_saved = Path(path)
+            self.window.show_message(f"Black box ({reason}) saved to {path}")
+        else:
+            self.window.show_message(f"Black box {reason}")
+
+    # -- each refresh of the window's tables ---------------------------------------------------
+    def refresh(self) -> None:
+        live = not self.window.station.playback
+        self.record_action.setEnabled(live or self.recorder is not None)
+        self.black_box_action.setEnabled(live)
+        if self._signalled:
+            self._signalled = False
+            self.save_black_box("on SIGUSR1")
+        if live:
+            for reason in self.incidents.check(self.window.station.vitals.snapshot()):
+                self.save_black_box(reason)
+        recorder = self.recorder
+        if recorder is None:
+            self.label.setText(f"black box {self.black_box.span_s():.0f} s")
+            self.label.setStyleSheet("")
+            return
+        status = recorder.status()
+        dropped = sum(status.dropped.values())
+        text = f"● REC {_clock(status.duration_s)}  {_size(status.bytes_written)}"
+        if len(status.files) > 1:
+            text += f"  part {len(status.files)}"
+        if dropped:
+            text += f"  {dropped} dropped"
+        if status.error:
+            text += f"  {status.error}"
+        elif status.behind:
+            text += "  (disk behind)"
+        self.label.setText(text)
+        self.label.setToolTip(str(status.path))
+        self.label.setStyleSheet(RECORDING_STYLE)
+
+    def close(self) -> None:
+        self.stop_recording()
+        self._box_tap.close()
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def _clock(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes:02d}:{rest:02d}"

@@ -1,0 +1,61 @@
+"""The moments a timeline marks: critical faults raised, e-stops engaged or sent.
+
+Qt-free. The log's status and fault channels are read through the same vitals book and
+incident watch the live station uses, so a marker means what the live alert meant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.bus.keys import robot_of
+from app.codec.decode import decode
+from app.codec.errors import DecodeError
+from app.record.incident_watch import IncidentWatch
+from app.record.reader import LogReader
+from app.station.vitals import VitalsBook
+
+WATCHED_SUFFIXES = ("/uplink/status", "/uplink/fault")
+ESTOP_SUFFIX = "/command/estop"
+
+
+@dataclass(frozen=True)
+class Marker:
+    t_ns: int
+    kind: str  # "fault" | "estop"
+    text: str
+
+
+def find_markers(reader: LogReader, root: str,
+                 cancelled: Callable[[], bool] = lambda: False) -> list[Marker]:
+    keys = [c.key for c in reader.channels()
+            if c.key.endswith((*WATCHED_SUFFIXES, ESTOP_SUFFIX))]
+    book, watch = VitalsBook(), IncidentWatch()
+    watch.check(book.snapshot())
+    markers: list[Marker] = []
+    sent_estop: set[str] = set()
+    for sample in reader.samples(keys=keys):
+        if cancelled():
+            break
+        robot_id = robot_of(sample.key, root)
+        if robot_id is None:
+            continue
+        if sample.key.endswith(ESTOP_SUFFIX):
+            if robot_id not in sent_estop:  # repeated until the robot reports it: mark once
+                markers.append(Marker(sample.log_time_ns, "estop", f"{robot_id}: e-stop sent"))
+            sent_estop.add(robot_id)
+            continue
+        try:
+            message = decode(sample.encoding, sample.payload, sample.attachment)
+        except DecodeError:
+            continue
+        if book.offer(robot_id, message.type_name, message.root, sample.log_time_ns / 1e9):
+            vitals = book.snapshot()
+            robot = vitals.get(robot_id)
+            if robot is not None and robot.status is not None and not robot.status.estop:
+                sent_estop.discard(robot_id)
+            for text in watch.check(vitals):
+                kind = "estop" if text.endswith("e-stop engaged") else "fault"
+                markers.append(Marker(sample.log_time_ns, kind, text))
+    return markers
