@@ -128,6 +128,31 @@ def _video() -> str:
     return f"av {av.__version__} (FFmpeg), H.264 round trip; simplejpeg {simplejpeg.__version__}"
 
 
+def _mcap() -> str:
+    """Logs: an MCAP file with lz4 and zstd chunks written and read back; protobuf (foreign
+    logs' descriptors)."""
+    import io
+    from importlib.metadata import version
+
+    import google.protobuf
+    from mcap.reader import make_reader
+    from mcap.writer import CompressionType, Writer
+
+    for compression in (CompressionType.LZ4, CompressionType.ZSTD):
+        buffer = io.BytesIO()
+        writer = Writer(buffer, compression=compression)
+        writer.start()
+        schema = writer.register_schema("check", "capnp", b"")
+        channel = writer.register_channel("fleet/check", "capnp", schema)
+        writer.add_message(channel, log_time=1, data=b"x" * 100, publish_time=1)
+        writer.finish()
+        buffer.seek(0)
+        if [m.data for _, _, m in make_reader(buffer).iter_messages()] != [b"x" * 100]:
+            raise RuntimeError(f"MCAP {compression.name} round trip failed")
+    return (f"mcap {version('mcap')}, lz4 + zstd round trip; "
+            f"protobuf {google.protobuf.__version__}")
+
+
 def _pyqtgraph() -> str:
     import pyqtgraph
 
@@ -165,7 +190,7 @@ def _metadata() -> str:
 CHECKS: dict[str, Callable[[], str]] = {
     "metadata": _metadata, "schemas": _schemas, "resources": _resources, "capnp": _capnp,
     "zenoh": _zenoh, "qt-plugins": _qt_plugins, "pyqtgraph": _pyqtgraph, "vispy": _vispy,
-    "pygame": _pygame, "cv2": _cv2, "video": _video,
+    "pygame": _pygame, "cv2": _cv2, "video": _video, "mcap": _mcap,
 }
 
 
