@@ -90,7 +90,8 @@ class Recorder:
     # -- any thread ---------------------------------------------------------------
     def offer(self, key: str, encoding: str, payload: bytes, attachment: bytes | None,
               received_s: float, source_time_s: float | None) -> bool:
-        """Queues one sample; False when it was dropped (queue full, stopped) — counted."""
+        """Queues one sample; False when it was dropped (queue full, writing stopped by an
+        error), counted per key. After close() it is refused, not counted."""
         log_ns = int(received_s * 1e9)
         publish_ns = log_ns if source_time_s is None else int(source_time_s * 1e9)
         size = len(payload) + (len(attachment) if attachment is not None else 0) + _ITEM_OVERHEAD

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.record.fleet import FleetSample, fleet_samples
@@ -17,7 +19,8 @@ def fleet() -> list[FleetSample]:
     return fleet_samples(3.0)
 
 
-def offer_all(target, samples: list[FleetSample], t0: float = T0) -> list[bool]:  # type: ignore[no-untyped-def]
+def offer_all(target: Any, samples: list[FleetSample], t0: float = T0) -> list[bool]:
+    """Offers every sample to a Recorder or BlackBox at T0 + its time."""
     return [target.offer(s.key, s.encoding, s.payload, s.attachment, t0 + s.at_s,
                          t0 + s.at_s - SKEW_S) for s in samples]
 

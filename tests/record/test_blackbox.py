@@ -19,7 +19,7 @@ def test_evicts_by_age(fleet: list[FleetSample]) -> None:
     newest = max(ns(T0 + s.at_s) for s in fleet)
     kept = box.window()
     want = [s for s in fleet if ns(T0 + s.at_s) >= newest - ns(1.0)]
-    assert [(e.key, e.payload) for e in kept] == [(s.key, s.payload) for s in want]  # type: ignore[union-attr]
+    assert [(e.key, e.payload) for e in kept] == [(s.key, s.payload) for s in want]
     assert abs(box.span_s() - 1.0) < 1e-6
     assert box.bytes() >= sum(len(s.payload) + len(s.attachment or b"") for s in want)
 
@@ -31,7 +31,7 @@ def test_evicts_by_bytes() -> None:
     kept = box.window()
     assert box.bytes() <= 50_000
     assert 30 < len(kept) < 50
-    assert [e.payload[0] for e in kept] == list(range(100 - len(kept), 100))  # type: ignore[union-attr]
+    assert [e.payload[0] for e in kept] == list(range(100 - len(kept), 100))
 
 
 def test_saves_exactly_the_window_after_its_head(tmp_path: Path,
@@ -51,7 +51,7 @@ def test_saves_exactly_the_window_after_its_head(tmp_path: Path,
         assert samples[0].key == catalog.key and samples[0].log_time_ns == start
         assert samples[0].publish_time_ns == ns(T0)  # restated at the window's start
         assert [(s.key, s.payload, s.attachment, s.log_time_ns) for s in samples[1:]] == [
-            (e.key, e.payload, e.attachment, e.log_time_ns) for e in window]  # type: ignore[union-attr]
+            (e.key, e.payload, e.attachment, e.log_time_ns) for e in window]
         assert [(e.key, e.alive, e.log_time_ns) for e in reader.liveliness()] == [
             ("fleet/rover-1", True, start)]
         assert reader.start_ns == start

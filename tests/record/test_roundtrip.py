@@ -23,7 +23,7 @@ OPAQUE = [  # samples whose encoding is not Cap'n Proto, with and without attach
 ]
 
 
-def per_key(samples):  # type: ignore[no-untyped-def]
+def per_key(samples: list[tuple]) -> dict[str, list[tuple]]:
     grouped = defaultdict(list)
     for sample in samples:
         grouped[sample[0]].append(sample[1:])

@@ -9,6 +9,7 @@ import pytest
 
 from app.record import reader as reader_module
 from app.record.format import LoggedSample
+from app.record.index import ChunkInfo
 from app.record.reader import LogReader
 from app.record.writer import Recorder
 from tests.record.conftest import T0, ns
@@ -51,7 +52,7 @@ class Counting:
         self.reads = 0
         original = reader_module.chunk_records
 
-        def counted(fd, chunk):  # type: ignore[no-untyped-def]
+        def counted(fd: int, chunk: ChunkInfo) -> bytes:
             self.reads += 1
             return original(fd, chunk)
 
