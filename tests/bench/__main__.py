@@ -11,6 +11,7 @@ from tests.bench import (
     bench_feeds,
     bench_gui,
     bench_plot,
+    bench_record,
     bench_scene,
     bench_scene_view,
     bench_soak,
@@ -21,7 +22,7 @@ from tests.bench import (
 from tests.bench.common import MISSED, short_mode
 
 BENCHMARKS = (bench_bus_latency, bench_camera, bench_cloud_decode, bench_feeds, bench_gui,
-              bench_plot, bench_scene, bench_scene_view, bench_teleop, bench_video,
+              bench_plot, bench_record, bench_scene, bench_scene_view, bench_teleop, bench_video,
               bench_startup, bench_soak)
 
 
