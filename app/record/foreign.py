@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import capnp
 from google.protobuf.descriptor_pb2 import FileDescriptorSet
 from google.protobuf.descriptor_pool import DescriptorPool
 from google.protobuf.message import DecodeError, Message
@@ -58,7 +59,7 @@ class ProtobufChannel:
         builder = self._struct_type.new_message()
         try:
             self._fill(builder, message)
-        except (ValueError, TypeError, OverflowError, RuntimeError) as exc:
+        except (capnp.KjException, ValueError, TypeError, OverflowError) as exc:
             # capnp refuses a value its field cannot hold (a negative number for a UInt32)
             raise ForeignError(f"{self.key}: {self.type_name} does not translate: {exc}") \
                 from None

@@ -99,10 +99,8 @@ class _Compiler:
                 return None
             return _message(name, capnp_name, self.filler(field.message_type, target.schema))
         value = _value(field, kind.which(), lambda: target.schema)
-        if value is None:
-            return None
-        return _present_value(name, capnp_name, value) if field.has_presence else _plain_value(
-            name, capnp_name, value)
+        # Copied even when unset: no struct of the family has a union or a default to keep.
+        return None if value is None else _plain_value(name, capnp_name, value)
 
 
 def _value(field: FieldDescriptor, capnp_kind: str,
@@ -165,17 +163,6 @@ def _repeated_messages(name: str, capnp_name: str, fill: Filler) -> Filler:
 def _plain_value(name: str, capnp_name: str, convert: Callable[[Any], Any]) -> Filler:
     def step(builder: Any, message: Message) -> None:
         setattr(builder, capnp_name, convert(getattr(message, name)))
-
-    return step
-
-
-def _present_value(name: str, capnp_name: str, convert: Callable[[Any], Any]) -> Filler:
-    """A field with presence (proto2, ``optional``, a oneof member): copied only when set,
-    so a oneof selects one member of the capnp union and no other."""
-
-    def step(builder: Any, message: Message) -> None:
-        if message.HasField(name):
-            setattr(builder, capnp_name, convert(getattr(message, name)))
 
     return step
 
