@@ -7,8 +7,9 @@ capnp enum has no such name (a newer writer: the station shows numbers it does n
 A field only one side has, or whose kinds differ (text against a number), is left out, so a
 newer or older schema on either side still translates what the two share.
 
-The walk is compiled once per (message type, struct) into a list of steps, so translating a
-message costs one Python call per field present, plus a loop over repeated sub-messages.
+The walk is compiled once per (message type, struct) into a step per field, and visits only
+the fields a message holds (``ListFields``): proto3 leaves zero, empty and false unset, and
+those are capnp's defaults too (no struct of the family has a union or another default).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from google.protobuf.message import Message
 
 # (capnp struct builder, protobuf message) -> None
 Filler = Callable[[Any, Message], None]
+# (capnp struct builder, the value of one protobuf field) -> None
+Step = Callable[[Any, Any], None]
 
 TIME_TYPES = ("google.protobuf.Timestamp", "google.protobuf.Duration")
 NS = 1_000_000_000
@@ -57,7 +60,7 @@ def compile_filler(descriptor: Descriptor, struct_schema: Any) -> Filler:
 class _Compiler:
     def __init__(self) -> None:
         # Compiled (or being compiled) pairs: a recursive message type reuses its own steps.
-        self._steps: dict[tuple[str, int], list[Filler]] = {}
+        self._steps: dict[tuple[str, int], dict[str, Step]] = {}
 
     def filler(self, descriptor: Descriptor, struct_schema: Any) -> Filler:
         fields = struct_schema.fields
@@ -66,22 +69,24 @@ class _Compiler:
         key = (descriptor.full_name, struct_schema.node.id)
         steps = self._steps.get(key)
         if steps is None:
-            steps = self._steps[key] = []
+            steps = self._steps[key] = {}
             for field in descriptor.fields:
                 step = self._step(field, fields.get(member_name(field.name)))
                 if step is not None:
-                    steps.append(step)
+                    steps[field.name] = step
 
         def fill(builder: Any, message: Message) -> None:
-            for step in steps:
-                step(builder, message)
+            for field, value in message.ListFields():
+                step = steps.get(field.name)
+                if step is not None:
+                    step(builder, value)
 
         return fill
 
-    def _step(self, field: FieldDescriptor, target: Any) -> Filler | None:
+    def _step(self, field: FieldDescriptor, target: Any) -> Step | None:
         if target is None or target.proto.which() != "slot":
             return None
-        name, capnp_name = field.name, member_name(field.name)
+        name = member_name(field.name)
         kind = target.proto.slot.type
         if field.is_repeated:
             if kind.which() != "list":
@@ -90,17 +95,16 @@ class _Compiler:
             if field.type == FieldDescriptor.TYPE_MESSAGE:
                 if element != "struct" or field.message_type.GetOptions().map_entry:
                     return None
-                each = self.filler(field.message_type, target.schema.elementType)
-                return _repeated_messages(name, capnp_name, each)
-            value = _value(field, element, lambda: target.schema.elementType)
-            return None if value is None else _repeated_values(name, capnp_name, value)
+                return _messages(name, self.filler(field.message_type,
+                                                   target.schema.elementType))
+            convert = _value(field, element, lambda: target.schema.elementType)
+            return None if convert is None else _values(name, convert)
         if field.type == FieldDescriptor.TYPE_MESSAGE:
             if kind.which() != "struct":
                 return None
-            return _message(name, capnp_name, self.filler(field.message_type, target.schema))
-        value = _value(field, kind.which(), lambda: target.schema)
-        # Copied even when unset: no struct of the family has a union or a default to keep.
-        return None if value is None else _plain_value(name, capnp_name, value)
+            return _message(name, self.filler(field.message_type, target.schema))
+        convert = _value(field, kind.which(), lambda: target.schema)
+        return None if convert is None else _scalar(name, convert)
 
 
 def _value(field: FieldDescriptor, capnp_kind: str,
@@ -142,36 +146,34 @@ def _fill_time(builder: Any, message: Message) -> None:
     builder.sec, builder.nsec = sec, nsec
 
 
-def _message(name: str, capnp_name: str, fill: Filler) -> Filler:
-    def step(builder: Any, message: Message) -> None:
-        if message.HasField(name):
-            fill(builder.init(capnp_name), getattr(message, name))
+def _message(name: str, fill: Filler) -> Step:
+    def step(builder: Any, value: Message) -> None:
+        fill(builder.init(name), value)
 
     return step
 
 
-def _repeated_messages(name: str, capnp_name: str, fill: Filler) -> Filler:
-    def step(builder: Any, message: Message) -> None:
-        items = getattr(message, name)
-        if items:
-            for target, item in zip(builder.init(capnp_name, len(items)), items, strict=True):
-                fill(target, item)
+def _messages(name: str, fill: Filler) -> Step:
+    def step(builder: Any, items: Any) -> None:
+        for target, item in zip(builder.init(name, len(items)), items, strict=True):
+            fill(target, item)
 
     return step
 
 
-def _plain_value(name: str, capnp_name: str, convert: Callable[[Any], Any]) -> Filler:
-    def step(builder: Any, message: Message) -> None:
-        setattr(builder, capnp_name, convert(getattr(message, name)))
+def _scalar(name: str, convert: Callable[[Any], Any]) -> Step:
+    if convert is _same:
+        def step(builder: Any, value: Any) -> None:
+            setattr(builder, name, value)
+    else:
+        def step(builder: Any, value: Any) -> None:
+            setattr(builder, name, convert(value))
 
     return step
 
 
-def _repeated_values(name: str, capnp_name: str, convert: Callable[[Any], Any]) -> Filler:
-    def step(builder: Any, message: Message) -> None:
-        items = getattr(message, name)
-        if items:
-            setattr(builder, capnp_name,
-                    list(items) if convert is _same else [convert(v) for v in items])
+def _values(name: str, convert: Callable[[Any], Any]) -> Step:
+    def step(builder: Any, items: Any) -> None:
+        setattr(builder, name, list(items) if convert is _same else [convert(v) for v in items])
 
     return step
