@@ -5,12 +5,14 @@ schema encoding ``protobuf`` whose data is a FileDescriptorSet, message encoding
 ``protobuf``. Each message is decoded through those stored descriptors and copied, field by
 name, into the struct schemas/foxglove.capnp translates it to (app.record.protobuf_capnp),
 so the result is the sample a robot would have published, and everything downstream
-(codec, converters, panels) reads it unchanged. It plays on
-``fleet/<robotId>/<topic>``, the topic's characters that a key chunk forbids made ``_``.
+(codec, converters, panels) reads it unchanged. Foxglove JSON channels (``json`` messages,
+``jsonschema`` schemas) are read the same way, by the struct alone (app.record.json_capnp).
+A channel plays on ``fleet/<robotId>/<topic>``, the characters zenoh reserves made ``_``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -24,6 +26,7 @@ from app.bus.keys import DEFAULT_ROOT, check_key_expr, robot_key
 from app.codec.decode import encoding_for
 from app.codec.registry import registry
 from app.record.format import ForeignChannel, ForeignChannelInfo, ForeignError
+from app.record.json_capnp import fill_json
 from app.record.protobuf_capnp import Filler, compile_filler
 
 FAMILY = "foxglove"
@@ -61,20 +64,43 @@ class ProtobufChannel:
             self._fill(builder, message)
         except (capnp.KjException, ValueError, TypeError, OverflowError) as exc:
             # capnp refuses a value its field cannot hold (a negative number for a UInt32)
-            raise ForeignError(f"{self.key}: {self.type_name} does not translate: {exc}") \
-                from None
+            raise ForeignError(f"{self.key}: {self.type_name} does not translate: "
+                               f"{_first_line(exc)}") from None
+        return builder.to_bytes(), None
+
+
+class JsonChannel:
+    """One foreign foxglove JSON channel."""
+
+    def __init__(self, key: str, type_name: str, struct_type: Any) -> None:
+        self.key = key
+        self.encoding = encoding_for(type_name)
+        self.type_name = type_name
+        self._struct_type = struct_type
+
+    def translate(self, data: bytes) -> tuple[bytes, bytes | None]:
+        builder = self._struct_type.new_message()
+        try:
+            fill_json(builder, json.loads(data), self._struct_type.schema)
+        except (capnp.KjException, ValueError, TypeError, OverflowError, RecursionError) as exc:
+            # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+            raise ForeignError(f"{self.key}: {self.type_name} JSON does not translate: "
+                               f"{_first_line(exc)}") from None
         return builder.to_bytes(), None
 
 
 def foxglove_translator(info: ForeignChannelInfo, robot_id: str) -> ForeignChannel | None:
-    """A :data:`~app.record.format.Translator`: the channel if it is a foxglove protobuf type
-    schemas/foxglove.capnp defines (by the same name), else None."""
-    if info.message_encoding != "protobuf" or info.schema_encoding != "protobuf":
-        return None
+    """A :data:`~app.record.format.Translator`: the channel if it is a foxglove type that
+    schemas/foxglove.capnp defines (by the same name), in protobuf or JSON, else None."""
     package, _, name = info.schema_name.rpartition(".")
     type_name = f"{FAMILY}.{name.replace('_', '')}"
     struct_type = registry().structs.get(type_name)
     if package != FAMILY or struct_type is None:
+        return None
+    encodings = (info.message_encoding, info.schema_encoding)
+    if encodings == ("json", "jsonschema"):
+        return JsonChannel(topic_key(robot_id, info.topic), type_name, struct_type)
+    if encodings != ("protobuf", "protobuf"):
         return None
     descriptor = _message_descriptor(info.schema_data, info.schema_name)
     if descriptor is None:
@@ -82,6 +108,11 @@ def foxglove_translator(info: ForeignChannelInfo, robot_id: str) -> ForeignChann
     return ProtobufChannel(topic_key(robot_id, info.topic), type_name,
                            GetMessageClass(descriptor), struct_type,
                            compile_filler(descriptor, struct_type.schema))
+
+
+def _first_line(exc: BaseException) -> str:
+    """capnp's messages go on with a stack trace: the reason is the first line."""
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
 def _message_descriptor(schema_data: bytes, full_name: str) -> Any:

@@ -4,6 +4,7 @@ codec and converted by our converters: the display models hold what the SDK wrot
 
 from __future__ import annotations
 
+import base64
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -551,3 +552,85 @@ def test_every_struct_the_sdk_shares_with_our_schema_translates(tmp_path: Path) 
             assert decode(channel.encoding, payload).type_name == channel.encoding.split(";")[1]
             readable += 1
     assert readable == 38  # 48 SDK types, 10 of them newer than the seed
+
+
+# -- foxglove JSON channels --------------------------------------------------------------------
+JSON_CONTENT: dict[str, tuple[str, dict]] = {
+    "/json/points": ("PointCloud", {
+        "timestamp": {"sec": T0, "nsec": 5}, "frame_id": "lidar",
+        "pose": {"position": {"x": 1, "y": 0, "z": 0},
+                 "orientation": {"x": 0, "y": 0, "z": 0, "w": 1}},
+        "point_stride": 12,
+        "fields": [{"name": "x", "offset": 0, "type": 7}, {"name": "y", "offset": 4, "type": 7},
+                   {"name": "z", "offset": 8, "type": "FLOAT32"}],  # numbers or names
+        "data": base64.b64encode(POINTS.tobytes()).decode()}),
+    "/json/tf": ("FrameTransform", {
+        "timestamp": {"sec": T0, "nsec": 0}, "parent_frame_id": "map",
+        "childFrameId": "base_link", "translation": {"x": 1, "y": 2, "z": 3},
+        "rotation": {"x": 0, "y": 0, "z": 0, "w": 1}, "not_in_the_schema": [1, 2]}),
+    "/json/scene": ("SceneUpdate", {"entities": [{
+        "id": "box", "frame_id": "map", "lifetime": {"sec": 1, "nsec": 500_000_000},
+        "cubes": [{"pose": {"position": {"x": 0, "y": 0, "z": 1},
+                            "orientation": {"x": 0, "y": 0, "z": S, "w": S}},
+                   "size": {"x": 2, "y": 1, "z": 0.5}, "color": {"r": 0, "g": 0, "b": 1, "a": 1}}],
+    }], "deletions": [{"type": "ALL"}]}),
+}
+
+
+@pytest.fixture(scope="module")
+def json_channels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Any, list]]:
+    """A file of foxglove JSON channels the SDK wrote, translated: topic -> (channel, data)."""
+    path = tmp_path_factory.mktemp("foreign") / "json.mcap"
+    context = foxglove.Context()
+    with foxglove.open_mcap(path, context=context):
+        for topic, (name, message) in JSON_CONTENT.items():
+            schema = foxglove.Schema(name=f"foxglove.{name}", encoding="jsonschema",
+                                     data=b'{"type": "object"}')
+            channel = foxglove.Channel(topic, schema=schema, message_encoding="json",
+                                       context=context)
+            channel.log(message)
+    return {info.topic: (foxglove_translator(info, ROBOT), datas)
+            for info, datas in channel_infos(path)}
+
+
+def json_decoded(json_channels: dict, topic: str) -> DecodedMessage:
+    channel, (data,) = json_channels[topic]
+    assert channel is not None and channel.key == f"fleet/{ROBOT}{topic}"
+    payload, attachment = channel.translate(data)
+    return decode(channel.encoding, payload, attachment)
+
+
+def test_json_channels(json_channels: dict) -> None:
+    cloud = scene(json_decoded(json_channels, "/json/points"))
+    np.testing.assert_array_equal(cloud.xyz, POINTS + np.array([1, 0, 0], np.float32))
+    assert (cloud.frame_id, cloud.stamp) == ("lidar", T0 + 5e-9)
+    (tf,) = scene(json_decoded(json_channels, "/json/tf")).transforms
+    assert (tf.parent, tf.child, tf.translation, tf.rotation) == \
+        ("map", "base_link", (1, 2, 3), (0, 0, 0, 1))
+    change = scene(json_decoded(json_channels, "/json/scene"))
+    (entity,) = change.entities
+    (cube,) = entity.primitives
+    assert (entity.id, entity.lifetime_s, change.delete_all) == ("box", 1.5, True)
+    assert cube.pose == pytest.approx((0, 0, 1, 0, 0, S, S))
+    assert (cube.size, cube.color) == ((2, 1, 0.5), (0, 0, 1, 1))
+
+
+@pytest.mark.parametrize("data, reason", [
+    (b"{not json", "Expecting property name"),
+    (b"[1, 2]", "message: expected an object"),
+    (b'{"data": "not base64!"}', "data: not base64"),
+    (b'{"data": 7}', "data: expected base64 text"),
+    (b'{"fields": {"name": "x"}}', "fields: expected a list"),
+    (b'{"fields": [{"type": "FLOAT128"}]}', r"fields\[0\].type: no enumerant 'FLOAT128'"),
+    (b'{"fields": [{"type": true}]}', r"fields\[0\].type: expected an enumerant"),
+    (b'{"frame_id": 3}', "frameId: int for a text"),
+    (b'{"point_stride": "12"}', "pointStride: str for a uint32"),
+    (b'{"point_stride": -1}', "Value out-of-range"),
+    (b'{"pose": {"position": {"x": false}}}', "pose.position.x: bool for a float64"),
+    (b'{"frame_id": "\xff"}', "can't decode"),
+])
+def test_json_that_does_not_translate(json_channels: dict, data: bytes, reason: str) -> None:
+    channel, _ = json_channels["/json/points"]
+    with pytest.raises(ForeignError, match=rf"^fleet/{ROBOT}/json/points: foxglove.PointCloud "
+                                           rf"JSON does not translate: .*{reason}"):
+        channel.translate(data)
