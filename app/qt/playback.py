@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QToolBar
 
-from app.record.foreign import foxglove_translator
-from app.record.markers import Marker, find_markers
-from app.record.reader import LogError, LogReader
-from widgets.timeline_bar import TimelineBar, TimelineMarker
+from app.qt.timeline_bar import TimelineBar, TimelineMarker
 
 if TYPE_CHECKING:
     from app.qt.main_window import MainWindow
+    from app.record.markers import Marker
+    from app.record.reader import LogReader
 
 OPEN_LOG_SHORTCUT = "Ctrl+Shift+O"
 
@@ -68,6 +67,9 @@ class PlaybackControls(QObject):
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         self._progress_dialog = dialog
 
+        from app.record.foreign import foxglove_translator
+        from app.record.reader import LogError, LogReader
+
         def index() -> None:
             try:
                 reader = LogReader(path, on_progress=self._progress.emit,
@@ -85,6 +87,9 @@ class PlaybackControls(QObject):
             self._progress_dialog.setValue(round(fraction * 1000))
 
     def _on_opened(self, result: object) -> None:
+        from app.record.markers import find_markers
+        from app.record.reader import LogReader
+
         if self._progress_dialog is not None:
             self._progress_dialog.close()
             self._progress_dialog.deleteLater()

@@ -50,6 +50,10 @@ class LogPlayer:
         self._on_error = on_error
         self._events = sorted(reader.liveliness(), key=lambda e: e.log_time_ns)
         self._event_times = [e.log_time_ns for e in self._events]
+        # Presence written before the first sample (a recording's head of presence and
+        # catalogs) holds from the start.
+        firsts = [c.first_ns for c in reader.channels() if not c.key.endswith("/catalog")]
+        self._head_end = min(firsts) if firsts else reader.start_ns
         self._lock = threading.Condition()
         self._position = reader.start_ns
         self._playing = False
@@ -180,7 +184,7 @@ class LogPlayer:
         """Shows the log as it stood at ``position`` and returns where to go on from."""
         with self._lock:
             self._position, self._finished = position, False
-        next_event = bisect.bisect_right(self._event_times, position)
+        next_event = bisect.bisect_right(self._event_times, max(position, self._head_end))
         alive: dict[str, LivelinessEvent] = {}
         for event in self._events[:next_event]:
             alive[event.key] = event

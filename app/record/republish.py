@@ -8,6 +8,7 @@ goals, e-stops) are never sent: a log must not drive a robot.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 
@@ -73,9 +74,9 @@ class Republisher:
             if sample.key in self._queryables:
                 return
         self._queryables[sample.key] = self.bus.declare_queryable(
-            sample.key, lambda query, key=sample.key: self._reply(query, key))
+            sample.key, functools.partial(self._reply, key=sample.key))
 
-    def _reply(self, query: Any, key: str) -> None:
+    def _reply(self, query: Any, *, key: str) -> None:
         with self._lock:
             payload, encoding = self._catalogs[key]
         query.reply(key, payload, encoding=zenoh.Encoding(encoding))

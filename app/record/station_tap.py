@@ -45,11 +45,11 @@ class StationTap:
         self.key_exprs = tuple(key_exprs) or (f"{station.root}/**",)
         self._root = station.root
         self._described: dict[str, object] = {}  # robot id -> the catalog written last
+        self._unwatch = station.watch_robots(self._on_robot)
+        for info in station.robots():  # the robots there before the tap, written first
+            self._on_robot(info)
         self._consumer = station.consumer(name, on_sample=self._on_sample)
         self._consumer.want({Stream(expr) for expr in self.key_exprs})
-        self._unwatch = station.watch_robots(self._on_robot)
-        for info in station.robots():  # the robots there before the tap
-            self._on_robot(info)
 
     def _on_sample(self, delivery: Delivery) -> None:
         self.sink.offer_sample(delivery.sample)

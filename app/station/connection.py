@@ -5,11 +5,14 @@ from __future__ import annotations
 import socket
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from app.bus.config import BusConfig
-from app.record.reader import LogReader
 from app.station.embedded_sim import EmbeddedSim
 from app.station.station import Station
+
+if TYPE_CHECKING:
+    from app.record.reader import LogReader
 
 
 @dataclass

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.bus import catalog as catalog_mod
 from app.bus.catalog import Catalog
@@ -26,9 +26,6 @@ from app.bus.stats import TopicStats
 from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
-from app.record.format import LivelinessEvent
-from app.record.player import LogPlayer
-from app.record.reader import LogReader
 from app.station.commands import Commander
 from app.station.feeds import Consumer, Delivery, FeedHub
 from app.station.incidents import Incidents
@@ -36,6 +33,11 @@ from app.station.interests import Interest, Stream
 from app.station.playback import LogTraffic
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
 from app.station.vitals import UPLINK_MEMBERS, VitalsBook
+
+if TYPE_CHECKING:  # logs are read only when one is opened: numpy stays off the start-up path
+    from app.record.format import LivelinessEvent
+    from app.record.player import LogPlayer
+    from app.record.reader import LogReader
 
 WORKER_PERIOD_S = 0.5
 log = logging.getLogger(__name__)
@@ -147,7 +149,7 @@ class Station:
         while not self._stop.is_set():
             started = time.thread_time()
             pending, self._pending = self._pending, None
-            if isinstance(pending, LogReader):
+            if pending is not None and not isinstance(pending, tuple):  # a log
                 self._guarded("opening the log", functools.partial(self._open_log, pending))
             elif pending is not None:
                 self._guarded("opening the session", functools.partial(self._open, pending))
@@ -185,6 +187,8 @@ class Station:
         self._traffic = Subscription(bus, f"{self.root}/**", route=self.feeds.route)
 
     def _open_log(self, reader: LogReader) -> None:
+        from app.record.player import LogPlayer
+
         self._close_session()
         with self._lock:
             self._robots = {}
@@ -198,8 +202,7 @@ class Station:
                     traffic.deliver(logged)
         # A log without presence (another tool's): its robots are there while it plays.
         present = {robot_of(e.key, self.root) for e in reader.liveliness()}
-        for robot_id in sorted({robot_of(k, self.root) for k in keys} - present - {None}):
-            assert robot_id is not None
+        for robot_id in sorted({r for k in keys if (r := robot_of(k, self.root))} - present):
             self._on_presence(RobotPresence(robot_id, True, time.monotonic()))
         self.player = LogPlayer(reader, traffic.deliver, self._on_log_presence,
                                 on_error=self.incidents.record)
