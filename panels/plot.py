@@ -1,10 +1,11 @@
-"""Plot panel: numeric fields of any topics over time, by field path."""
+"""Plot panel: numeric fields of any topics over time, by field path. While a log plays it
+can show the whole log at once, each series read from the log on a thread of its own."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QComboBox,
@@ -24,9 +25,13 @@ from panels.base import PanelBase
 from panels.schema_info import plot_paths
 from widgets.choice_box import ChoiceBox
 
+if TYPE_CHECKING:
+    from app.record.log_series import LogSeries, LogSeriesLoader
+
 WINDOWS_S = {10: "10 s", 30: "30 s", 60: "1 min", 300: "5 min", 600: "10 min"}
 MIN_WINDOW_S, MAX_WINDOW_S = 10, 600
 DEFAULT_WINDOW_S = 60
+WHOLE_LOG = "whole log"  # the time-window box's data for the whole log (playback only)
 EMPTY_AFTER = 3  # messages on a key with no numeric value at the path before we say so
 
 
@@ -52,6 +57,8 @@ class PlotPanel(PanelBase):
         self._lines: list[_Line] = []
         self._window_s: float = DEFAULT_WINDOW_S
         self._topics: dict[str, Any] = {}
+        self._whole_log = False  # chosen; shown while a log plays
+        self._log: LogSeriesLoader | None = None  # reads the series of the log playing
         # pyqtgraph takes ~0.3 s to import: pay it when a plot opens, not at start-up.
         from widgets.plot_view import PlotView
 
@@ -71,7 +78,7 @@ class PlotPanel(PanelBase):
         for seconds, text in WINDOWS_S.items():
             self.window_box.addItem(text, seconds)
         self.window_box.currentIndexChanged.connect(
-            lambda _: self.set_window(self.window_box.currentData()))
+            lambda _: self._on_window_chosen(self.window_box.currentData()))
         self.axis_box = QComboBox()
         self.axis_box.addItems(["Relative time", "Wall clock"])
         self.axis_box.setToolTip("x axis: seconds before now, or local time of day")
@@ -123,6 +130,9 @@ class PlotPanel(PanelBase):
         self.open_picker(key, type_name)
         return True
 
+    def shutdown(self) -> None:
+        self._close_log()
+
     def save_state(self) -> dict[str, Any]:
         state: dict[str, Any] = {
             "series": [{"key": ln.interest.key, "path": ln.interest.path} for ln in self._lines],
@@ -161,11 +171,14 @@ class PlotPanel(PanelBase):
             self._topics = batch.topics
             if self.picker.isVisible():
                 self.topic_box.set_choices(sorted(self._topics))
+        self._follow_playback()
         # The window first: a series first shown then reads only that window, not its
         # whole history.
         self.view.advance(self.host.station.now())  # the log's clock in playback
         for line in self._lines:
-            buffer = batch.series.get(line.interest)
+            log_series = self._log_series(line)
+            buffer = log_series.buffer if log_series is not None else \
+                None if self._whole_log else batch.series.get(line.interest)
             if buffer is not line.buffer:  # first asked for, or again after being hidden
                 line.buffer, line.version, line.count_at_start = buffer, -1, None
                 if buffer is not None:  # (hidden: the last points stay drawn)
@@ -176,7 +189,10 @@ class PlotPanel(PanelBase):
             if buffer is not None and buffer.version != line.version:
                 line.version = buffer.version  # (read first: a later write bumps it again)
                 self.view.refresh(line.series_id)  # reads only what is new, or the window
-            self._show_status(line, buffer)
+            if self._whole_log:
+                self._show_log_status(line, log_series)
+            else:
+                self._show_status(line, buffer)
 
     # -- what the user does ----------------------------------------------------------------
     def add_series(self, key: str, path: str) -> bool:
@@ -204,9 +220,23 @@ class PlotPanel(PanelBase):
         return [(ln.interest.key, ln.interest.path) for ln in self._lines]
 
     def set_window(self, seconds: float) -> None:
+        if self._whole_log:
+            self._leave_whole_log()
         self._window_s = seconds
         self._set_window_box(seconds)
         self.view.set_window(seconds)
+
+    def show_whole_log(self) -> bool:
+        """Shows the whole log playing (False when none plays): every series read from it."""
+        if not self.host.station.playback:
+            return False
+        self._whole_log = True
+        self._follow_playback()
+        return True
+
+    @property
+    def whole_log(self) -> bool:
+        return self._whole_log
 
     def set_paused(self, paused: bool) -> None:
         self.view.set_paused(paused)
@@ -218,6 +248,68 @@ class PlotPanel(PanelBase):
         self._on_picker_topic(key, type_name)
         self.picker.show()
         (self.path_box if key else self.topic_box).setFocus()
+
+    # -- the whole log ---------------------------------------------------------------------
+    def _on_window_chosen(self, data: Any) -> None:
+        if data == WHOLE_LOG:
+            self.show_whole_log()
+        else:
+            self.set_window(data)
+
+    def _follow_playback(self) -> None:
+        """Offers the whole log while one plays, reads the one playing now, and goes back to
+        the time window when live again."""
+        station = self.host.station
+        offered = self.window_box.findData(WHOLE_LOG)
+        if station.playback and offered < 0:
+            self.window_box.addItem("Whole log", WHOLE_LOG)
+        elif not station.playback and offered >= 0:
+            if self._whole_log:
+                self._leave_whole_log()
+            self.window_box.blockSignals(True)
+            self.window_box.removeItem(offered)
+            self.window_box.blockSignals(False)
+        if not self._whole_log:
+            return
+        self._set_window_box(WHOLE_LOG)
+        player = station.player
+        reader = player.reader if player is not None else None
+        if self._log is not None and self._log.reader is not reader:
+            self._close_log()  # another log opened
+        if reader is not None and self._log is None:
+            from app.record.log_series import LogSeriesLoader  # (numpy: not at start-up)
+
+            self._log = LogSeriesLoader(reader)
+            self.view.set_span((reader.start_ns / 1e9, reader.end_ns / 1e9))
+
+    def _leave_whole_log(self) -> None:
+        self._whole_log = False
+        self._close_log()
+        self.view.set_span(None)
+        self._set_window_box(self._window_s)
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _log_series(self, line: _Line) -> LogSeries | None:
+        if self._log is None:
+            return None
+        return self._log.series(line.interest.key, line.interest.path)
+
+    def _show_log_status(self, line: _Line, series: LogSeries | None) -> None:
+        if series is None:
+            status, is_error = "waiting for the log", False
+        elif series.buffer.error:
+            status, is_error = series.buffer.error.removeprefix(f"{line.interest.path}: "), True
+        elif not series.done:
+            status, is_error = f"reading the log… {series.progress:.0%}", False
+        elif not len(series.buffer):
+            status, is_error = f"no numeric value at {line.interest.path} in the log", True
+        else:
+            status, is_error = "", False
+        self.view.set_status(line.series_id, status, is_error)
 
     # -- helpers ---------------------------------------------------------------------------
     def _on_picker_topic(self, key: str, type_name: str = "") -> None:
@@ -241,7 +333,7 @@ class PlotPanel(PanelBase):
             self.pause_button.setChecked(paused)
         self.pause_button.setText("Follow" if paused else "Pause")
 
-    def _set_window_box(self, seconds: float) -> None:
+    def _set_window_box(self, seconds: float | str) -> None:
         index = self.window_box.findData(seconds)
         if index < 0:  # a saved window that is not one of ours (kept as it was)
             self.window_box.addItem(f"{seconds:g} s", seconds)

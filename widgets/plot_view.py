@@ -1,5 +1,6 @@
 """A time-series plot (pyqtgraph): series by id with a legend, a following time window,
-pause, mouse zoom, and downsampling with clip-to-view so long series stay fast.
+pause, mouse zoom, and downsampling with clip-to-view so long series stay fast. Instead of
+the window it can show a fixed span (a whole log) with a line at ``now`` in it.
 
 Knows nothing of topics: a series' data comes from a source (``SeriesSource``: anything
 that can hand out a time window of its points and, later, only the points appended since;
@@ -34,6 +35,7 @@ FOREGROUND = (200, 202, 206)
 LABEL_COLOUR = "#dcdee2"
 ERROR_COLOUR = "#f85149"
 DIM_COLOUR = "#82868c"
+NOW_COLOUR = (200, 202, 206, 150)  # the line at ``now`` in a fixed span
 # Time-axis ticks: (major step in seconds, minor ticks per major), round numbers of
 # seconds, minutes and hours.
 STEPS = ((0.1, 5), (0.2, 4), (0.5, 5), (1, 5), (2, 4), (5, 5), (10, 5), (15, 3), (30, 3),
@@ -216,6 +218,10 @@ class PlotView(QWidget):
         self._paused = False
         self._now = time.time()  # as of the last advance()
         self._edge = 0.0  # right edge of the window while following
+        self._span: tuple[float, float] | None = None  # shown instead of the window
+        self.now_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(NOW_COLOUR))
+        self.now_line.hide()
+        self.plot_item.addItem(self.now_line, ignoreBounds=True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
@@ -289,7 +295,7 @@ class PlotView(QWidget):
         if line.source is None:
             return
         bins = 3 * max(int(self.view_box.width()), 200)  # ~one bin per pixel of the view
-        if not self._edge and not self._paused:  # no window yet: everything is in view
+        if not self._edge and not self._paused and self._span is None:  # all in view
             t, y, _ = line.source.window(-math.inf, math.inf)
             line.cursor = None  # (read it all again next time: the range is open)
             low = float(t[0]) if len(t) else 0.0
@@ -346,11 +352,30 @@ class PlotView(QWidget):
 
     def set_window(self, seconds: float) -> None:
         self._window_s = float(seconds)
+        if self._span is not None:
+            return  # the window comes back with the span's end
         if self._paused:
             right = self.view_box.viewRange()[0][1]
             self.view_box.setXRange(right - self._window_s, right, padding=0)
         else:
             self._follow(self._now)
+
+    @property
+    def span(self) -> tuple[float, float] | None:
+        return self._span
+
+    def set_span(self, span: tuple[float, float] | None) -> None:
+        """Shows exactly ``span`` (unix seconds), not following ``now`` but marking it with a
+        line (relative times count from it); None: back to the time window."""
+        self._span = span
+        self.now_line.setVisible(span is not None)
+        if span is not None:
+            self._mark_now(self._now)
+        if span is not None and self._paused:
+            self.set_paused(False)  # (which shows it)
+        elif not self._paused:
+            self.view_box.enableAutoRange(axis="y")
+            self._show_now()
 
     @property
     def paused(self) -> bool:
@@ -360,12 +385,12 @@ class PlotView(QWidget):
         """Paused: the view stays put (data keeps arriving); unpaused: follow ``now``."""
         if paused == self._paused:
             return
-        if paused and not self._edge:  # paused before ever following: show the newest window
-            self._follow(self._now)
+        if paused and not self._edge and self._span is None:  # paused before ever following:
+            self._follow(self._now)  # show the newest window
         self._paused = paused
         if not paused:
             self.view_box.enableAutoRange(axis="y")
-            self._follow(self._now)
+            self._show_now()
         self.pausedChanged.emit(paused)
 
     @property
@@ -381,6 +406,10 @@ class PlotView(QWidget):
         """Once per frame: moves the window to ``now`` while following (at most once per
         pixel of movement, so a long window repaints rarely)."""
         self._now = now
+        if self._span is not None:
+            if abs(now - self.now_line.value()) >= self._pixel_s(self.visible_range()):
+                self._mark_now(now)
+            return
         if self._paused:
             return
         pixel_s = self._window_s / max(self.view_box.width(), 1.0)
@@ -390,6 +419,22 @@ class PlotView(QWidget):
     def visible_range(self) -> tuple[float, float]:
         low, high = self.view_box.viewRange()[0]
         return low, high
+
+    def _pixel_s(self, shown: tuple[float, float]) -> float:
+        return (shown[1] - shown[0]) / max(self.view_box.width(), 1.0)
+
+    def _mark_now(self, now: float) -> None:
+        self.now_line.setValue(now)
+        self.axis.now = now
+        self.axis.picture = None
+        self.axis.update()
+
+    def _show_now(self) -> None:
+        """Shows the span, or the window ending at ``now``."""
+        if self._span is not None:
+            self.view_box.setXRange(*self._span, padding=0)
+        else:
+            self._follow(self._now)
 
     def _follow(self, now: float) -> None:
         self._edge = now

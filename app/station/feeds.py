@@ -13,7 +13,6 @@ the GUI thread reads at its tick; a version tells whether anything changed.
 from __future__ import annotations
 
 import dataclasses
-import math
 import threading
 import time
 from collections import deque
@@ -25,7 +24,7 @@ from app.bus.keys import key_matches
 from app.bus.subscription import RawSample
 from app.codec.decode import DecodedMessage, decode, type_name_of
 from app.codec.errors import DecodeError
-from app.codec.fields import get_path, plain
+from app.codec.fields import plain
 from app.codec.stamps import best_time
 from app.convert.registry import ConversionError, UnknownConverter, get_converter
 from app.station.incidents import Incidents
@@ -40,6 +39,7 @@ from app.station.interests import (
     Stream,
 )
 from app.station.series import SeriesBuffer
+from app.station.series_points import append_points
 
 INSPECT_MAX_LIST = 16
 PENDING_PER_KEY = 4096  # samples waiting for a series or stream on one lane...
@@ -249,26 +249,10 @@ class Lane:
                 self._hub.incidents.record(f"{consumer.name} on {self.key}", exc)
 
     def _append_series(self, wanted: tuple[Series, ...], delivery: Delivery) -> None:
-        buffers = [(s, self._hub.series.get(s)) for s in wanted]
-        try:
-            message = delivery.message()
-        except DecodeError as exc:
-            for _, buffer in buffers:
-                if buffer is not None:
-                    buffer.error = str(exc)
-            return
+        targets = [(s.path, buffer) for s in wanted
+                   if (buffer := self._hub.series.get(s)) is not None]
         sample = delivery.sample
-        stamp, _ = best_time(message.root, sample.source_time, sample.received)
-        for interest, buffer in buffers:
-            if buffer is None:
-                continue
-            try:
-                value = get_path(message.root, interest.path)
-            except DecodeError as exc:
-                buffer.error = str(exc)
-                continue
-            if isinstance(value, bool | int | float) and math.isfinite(float(value)):
-                buffer.append(stamp, float(value))
+        append_points(targets, delivery.message, sample.source_time, sample.received)
 
     def _publish_latest(self, delivery: Delivery) -> None:
         sample = delivery.sample

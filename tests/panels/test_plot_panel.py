@@ -148,8 +148,16 @@ def test_a_dropped_topic_opens_the_field_picker(make_main_window, fleet, qtbot) 
     qtbot.waitUntil(lambda: points(panel, MOTION, SPEED) >= 3, timeout=TIMEOUT_MS)
 
 
+class _LiveStation:
+    playback = False
+    player = None
+
+    def now(self) -> float:
+        return time.time()
+
+
 class _Host:
-    station = None
+    station = _LiveStation()
 
     def open_panel(self, *args: object, **kwargs: object) -> None: ...
 
