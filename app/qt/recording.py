@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 RECORD_SHORTCUT = "Ctrl+R"
 BLACK_BOX_SHORTCUT = "Ctrl+B"
 RECORDING_STYLE = "color:#f85149;font-weight:bold;"
+# Point clouds and camera frames would push the minute out of the black box's memory bound;
+# it keeps everything smaller (vitals, poses, detections, commands). Record to keep them.
+BLACK_BOX_MAX_SAMPLE_BYTES = 1024 * 1024
 
 
 def stamped_name(prefix: str) -> str:
@@ -47,7 +50,8 @@ class RecordingControls(QObject):
         self.recorder: Recorder | None = None
         self._record_tap: StationTap | None = None
         self.black_box = BlackBox()
-        self._box_tap = StationTap(window.station, self.black_box, name="black box")
+        self._box_tap = StationTap(window.station, self.black_box, name="black box",
+                                   max_sample_bytes=BLACK_BOX_MAX_SAMPLE_BYTES)
         self.incidents = IncidentWatch()
         self._saving = threading.Lock()
         self._signalled = False
@@ -70,7 +74,8 @@ class RecordingControls(QObject):
         self.black_box_action.setShortcut(QKeySequence(BLACK_BOX_SHORTCUT))
         self.black_box_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         self.black_box_action.setToolTip(
-            f"Save the last {self.black_box.seconds:g} s of every topic ({BLACK_BOX_SHORTCUT})")
+            f"Save the last {self.black_box.seconds:g} s of every topic, samples over 1 MB "
+            f"(clouds, images) left out ({BLACK_BOX_SHORTCUT})")
         self.black_box_action.triggered.connect(lambda: self.save_black_box("saved by hand"))
         self.label = QLabel()
         self.label.setContentsMargins(8, 0, 8, 0)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSizePolicy,
+    QStyle,
     QToolButton,
     QWidget,
 )
@@ -108,12 +109,15 @@ class TimelineBar(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._play_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay)
+        self._pause_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPause)
         self.play_button = QToolButton(self)
-        self.play_button.setText("▶")
-        self.play_button.setToolTip("Play / pause (Space in the timeline)")
+        self.play_button.setIcon(self._play_icon)
+        self.play_button.setToolTip("Play / pause")
         self.play_button.clicked.connect(self.play_pause)
         self.step_button = QToolButton(self)
-        self.step_button.setText("⏭")
+        self.step_button.setIcon(
+            self.style().standardIcon(QStyle.StandardPixmap.SP_MediaSkipForward))
         self.step_button.setToolTip("Step: play the next 0.1 s")
         self.step_button.clicked.connect(self.step)
         self.track = TimelineTrack(self)
@@ -127,6 +131,7 @@ class TimelineBar(QWidget):
         self.speed.setToolTip("Playback speed")
         self.speed.currentIndexChanged.connect(
             lambda i: self.speed_changed.emit(float(self.speed.itemData(i))))
+        self.playing = False
         self.loop = QCheckBox("Loop", self)
         self.loop.toggled.connect(self.loop_changed)
         layout = QHBoxLayout(self)
@@ -138,7 +143,8 @@ class TimelineBar(QWidget):
     def show_state(self, fraction: float, position_s: float, duration_s: float,
                    playing: bool) -> None:
         self.track.set_fraction(fraction)
-        self.play_button.setText("⏸" if playing else "▶")
+        self.playing = playing
+        self.play_button.setIcon(self._pause_icon if playing else self._play_icon)
         text = f"{clock_text(position_s)} / {clock_text(duration_s)}"
         if self.time_label.text() != text:
             self.time_label.setText(text)

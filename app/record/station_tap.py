@@ -38,10 +38,13 @@ class Sink(Protocol):
 
 class StationTap:
     def __init__(self, station: Station, sink: Sink, key_exprs: Iterable[str] = (),
-                 name: str = "recorder") -> None:
-        """``key_exprs``: what to take (every key of the station's root when empty)."""
+                 name: str = "recorder", max_sample_bytes: int | None = None) -> None:
+        """``key_exprs``: what to take (every key of the station's root when empty);
+        ``max_sample_bytes``: larger samples are left out (the black box's heavy sensors)."""
         self.station = station
         self.sink = sink
+        self.max_sample_bytes = max_sample_bytes
+        self.left_out = 0
         self.key_exprs = tuple(key_exprs) or (f"{station.root}/**",)
         self._root = station.root
         self._described: dict[str, object] = {}  # robot id -> the catalog written last
@@ -52,7 +55,12 @@ class StationTap:
         self._consumer.want({Stream(expr) for expr in self.key_exprs})
 
     def _on_sample(self, delivery: Delivery) -> None:
-        self.sink.offer_sample(delivery.sample)
+        sample = delivery.sample
+        if self.max_sample_bytes is not None and \
+                len(sample.payload) + len(sample.attachment or b"") > self.max_sample_bytes:
+            self.left_out += 1
+            return
+        self.sink.offer_sample(sample)
 
     def _on_robot(self, info: RobotInfo) -> None:
         now = time.time()
