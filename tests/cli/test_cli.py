@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,28 +23,6 @@ FIELDSTATION = [sys.executable, "-m", "app.cli"]
 def run_cli(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*FIELDSTATION, *args], cwd=REPO, capture_output=True, text=True,
                           timeout=timeout)
-
-
-@pytest.fixture(scope="module")
-def sim_endpoint() -> Iterator[str]:
-    """``fieldstation sim`` in its own process, all three robots, a small cloud."""
-    from tests.conftest import free_port
-
-    endpoint = f"tcp/127.0.0.1:{free_port()}"
-    proc = subprocess.Popen(
-        [*FIELDSTATION, "sim", "--points", "20000", "--listen", endpoint],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        assert "simulated fleet on" in proc.stdout.readline()
-        yield endpoint
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=15)
-        finally:
-            proc.kill()
 
 
 def echo_json(endpoint: str, key: str, count: int = 1) -> list[dict]:
