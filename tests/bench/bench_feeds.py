@@ -14,7 +14,6 @@ shows costs.
 
 from __future__ import annotations
 
-import resource
 import threading
 import time
 
@@ -27,7 +26,7 @@ from app.codec.registry import registry
 from app.station.embedded_sim import EmbeddedSim
 from app.station.interests import Latest
 from app.station.station import Station
-from tests.bench.common import iterations, percentile, report
+from tests.bench.common import iterations, percentile, process_cpu_per_s, report
 from tests.conftest import free_port
 
 KEY = "fleet/bench-1/uplink/status"
@@ -107,12 +106,7 @@ def cpu_per_s(endpoint: str, seconds: float) -> float:
     station = Station(BusConfig(connect=[endpoint]))
     try:
         time.sleep(2.0)  # connected, robots and catalogs found
-        before = resource.getrusage(resource.RUSAGE_SELF)
-        started = time.monotonic()
-        time.sleep(seconds)
-        after = resource.getrusage(resource.RUSAGE_SELF)
-        return ((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-                / (time.monotonic() - started))
+        return process_cpu_per_s(seconds)
     finally:
         station.close()
 

@@ -5,7 +5,6 @@ alone finding the newest sample of every key there."""
 
 from __future__ import annotations
 
-import resource
 import tempfile
 import time
 from pathlib import Path
@@ -17,19 +16,17 @@ from app.station.embedded_sim import EmbeddedSim
 from app.station.interests import Converted
 from app.station.station import Station
 from tests.bench.bench_record import MISSED, SEEK_TARGET_S, build_log, load
-from tests.bench.common import fmt_seconds, iterations, median, report, short_mode
+from tests.bench.common import (
+    fmt_seconds,
+    iterations,
+    median,
+    process_cpu_per_s,
+    report,
+    short_mode,
+)
 from tests.conftest import free_port
 
 CAMERA = Converted("fleet/rover-1/camera/image", "camera.image", prompt=True)
-
-
-def cpu_per_s(station: Station, seconds: float) -> float:
-    before = resource.getrusage(resource.RUSAGE_SELF)
-    started = time.monotonic()
-    time.sleep(seconds)
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    return ((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-            / (time.monotonic() - started))
 
 
 def recording_cpu(folder: Path) -> list[str]:
@@ -38,10 +35,10 @@ def recording_cpu(folder: Path) -> list[str]:
     station = Station(fleet.bus_config())
     try:
         time.sleep(3.0)  # connected, robots and catalogs found
-        quiet = cpu_per_s(station, seconds)
+        quiet = process_cpu_per_s(seconds)
         recorder = Recorder(folder / "fleet.mcap")
         tap = StationTap(station, recorder)
-        busy = cpu_per_s(station, seconds)
+        busy = process_cpu_per_s(seconds)
         tap.close()
         status = recorder.close()
     finally:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import resource
 import statistics
+import time
 from collections.abc import Callable, Sequence
 
 MISSED: list[str] = []  # report lines whose target was missed in this run
@@ -39,6 +41,16 @@ def fmt_seconds(seconds: float) -> str:
 
 def fmt_mib(kib: float) -> str:
     return f"{kib / 1024:.1f} MiB"
+
+
+def process_cpu_per_s(seconds: float) -> float:
+    """This process's CPU time (user + system) per second of wall time over ``seconds``."""
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    started = time.monotonic()
+    time.sleep(seconds)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return ((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            / (time.monotonic() - started))
 
 
 def report(name: str, measured: float, baseline: float, target: float | None = None,

@@ -104,7 +104,7 @@ def test_carries_schemas_resources_plugins_and_libraries(
     lines = dict(line.split(": ", 1) for line in result.stdout.splitlines() if line[:3] == "ok ")
     assert set(lines) == {f"ok {name}" for name in (
         "metadata", "schemas", "resources", "capnp", "zenoh", "qt-plugins", "pyqtgraph",
-        "vispy", "pygame", "cv2", "video")}
+        "vispy", "pygame", "cv2", "video", "mcap")}
     inside = str(bundle.parent / "_internal")
     for name in ("schemas", "resources", "qt-plugins"):  # from the bundle, not the source tree
         assert inside in lines[f"ok {name}"], lines[f"ok {name}"]
