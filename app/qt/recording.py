@@ -33,6 +33,7 @@ RECORDING_STYLE = "color:#f85149;font-weight:bold;"
 # Point clouds and camera frames would push the minute out of the black box's memory bound;
 # it keeps everything smaller (vitals, poses, detections, commands). Record to keep them.
 BLACK_BOX_MAX_SAMPLE_BYTES = 1024 * 1024
+SPLIT_BYTES = 1024**3  # a recording goes on in a new part every GiB: files stay easy to move
 
 
 def stamped_name(prefix: str) -> str:
@@ -68,7 +69,8 @@ class RecordingControls(QObject):
         self.record_action = QAction("● Record", self.window)
         self.record_action.setCheckable(True)
         self.record_action.setShortcut(QKeySequence(RECORD_SHORTCUT))
-        self.record_action.setToolTip(f"Record every topic to an MCAP file ({RECORD_SHORTCUT})")
+        self.record_action.setToolTip(f"Record every topic to an MCAP file, a new part every "
+                                      f"GiB ({RECORD_SHORTCUT})")
         self.record_action.toggled.connect(self._record_toggled)
         self.black_box_action = QAction("Save black box", self.window)
         self.black_box_action.setShortcut(QKeySequence(BLACK_BOX_SHORTCUT))
@@ -88,7 +90,7 @@ class RecordingControls(QObject):
 
     # -- recording ---------------------------------------------------------------------------
     def start_recording(self, path: Path | None = None, keys: Iterable[str] = (),
-                        split_bytes: int | None = None,
+                        split_bytes: int | None = SPLIT_BYTES,
                         split_s: float | None = None) -> Path:
         """Records ``keys`` (key expressions; every topic when empty) until stopped."""
         self.stop_recording()

@@ -70,6 +70,8 @@ def test_the_record_button_records_until_pressed_again(
                     timeout=15_000)
     window.recording.record_action.trigger()
     assert window.recording.recorder is not None
+    window.set_active_robot("rover-1")
+    window.engage_estop()  # what the operator sends is recorded beside what robots say
     qtbot.wait(1500)
     window.recording.refresh()
     assert "REC" in window.recording.label.text()
@@ -79,7 +81,8 @@ def test_the_record_button_records_until_pressed_again(
     reader = LogReader(Path(path))
     try:
         keys = {c.key for c in reader.channels()}
-        assert {"fleet/rover-1/uplink/battery", "fleet/car-1/catalog"} <= keys
+        assert {"fleet/rover-1/uplink/battery", "fleet/car-1/catalog",
+                "fleet/rover-1/command/estop"} <= keys
         assert reader.end_ns - reader.start_ns > 1e9
     finally:
         reader.close()
