@@ -12,6 +12,7 @@ the GUI thread reads at its tick; a version tells whether anything changed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 import time
@@ -142,6 +143,7 @@ class Lane:
         self._newest: RawSample | None = None
         self._next_at = 0.0
         self._frame_at = -1  # the hub's frame count when this lane last published
+        self._checked_at = 0.0  # arrival of the last sample decoded only to check it
         self._stopped = False
         self.done = self.dropped = self.errors = 0
         self.busy_s = 0.0
@@ -237,6 +239,8 @@ class Lane:
     def _every(self, plan: _Plan, delivery: Delivery) -> None:
         if plan.series:
             self._append_series(plan.series, delivery)
+        elif not plan.newest:
+            self._check(delivery)
         for consumer, stream in plan.streams:
             if stream.type_name and stream.type_name != delivery.type_name:
                 continue
@@ -247,6 +251,18 @@ class Lane:
             except Exception as exc:  # the consumer's bug: counted, the lane goes on
                 self.errors += 1
                 self._hub.incidents.record(f"{consumer.name} on {self.key}", exc)
+
+    def _check(self, delivery: Delivery) -> None:
+        """A key only streamed (recorded, say) is read by nobody here: its small samples are
+        still decoded now and then, so its topic shows decode errors as an unwanted key's
+        does (a consumer that decoded it already leaves nothing to do)."""
+        sample = delivery.sample
+        if _size(sample) > CHECK_MAX_BYTES or sample.arrival - self._checked_at < \
+                CHECK_PERIOD_S:
+            return
+        self._checked_at = sample.arrival
+        with contextlib.suppress(DecodeError):  # counted on its topic by the delivery
+            delivery.message()
 
     def _append_series(self, wanted: tuple[Series, ...], delivery: Delivery) -> None:
         targets = [(s.path, buffer) for s in wanted

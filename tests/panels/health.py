@@ -3,6 +3,7 @@ it with the rover active, and a host for panels fed plain vitals."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,10 +47,18 @@ def open_on_rover(make_main_window: Any, panel_id: str, state: dict | None = Non
     return window, panel
 
 
+class LiveClock:
+    """The one thing a hand-fed panel asks of its station: the time it shows (live: now)."""
+
+    @staticmethod
+    def now() -> float:
+        return time.time()
+
+
 class PlainHost:
     """A host for a panel fed by hand: records alerts and messages."""
 
-    station = None
+    station = LiveClock()
 
     def __init__(self, config_dir: Path) -> None:
         self.config_dir = config_dir

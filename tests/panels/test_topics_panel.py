@@ -89,11 +89,19 @@ def test_inspect_opens_an_inspector_on_the_topic(make_main_window, fleet, qtbot,
     window, panel = open_topics(make_main_window, qtbot)
     calls = record_open_panel(window, monkeypatch)
     menu = panel.context_menu(MOTION)
-    actions = {a.text(): a for a in menu.actions()}
-    assert set(actions) == {"Plot field…", "Inspect"}
+    actions = {a.text(): a for a in menu.actions() if a.text()}
+    shown = len(panel.shown_keys())
+    assert set(actions) == {"Plot field…", "Inspect", "Record this topic",
+                            f"Record the {shown} topics shown"}
     actions["Inspect"].trigger()
     assert calls == [("inspector", {"key": MOTION})]
     assert [p.panel_id for p in window.panels().values()].count("inspector") == 1
+    actions["Record this topic"].trigger()
+    try:
+        assert window.recording.recorder is not None
+        assert window.recording._record_tap.key_exprs == (MOTION,)
+    finally:
+        window.recording.stop_recording()
 
 
 def test_plot_field_offers_numeric_fields_and_opens_a_plot(make_main_window, fleet, qtbot,
