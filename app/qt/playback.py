@@ -96,8 +96,11 @@ class PlaybackControls(QObject):
             self._progress_dialog = None
         if not isinstance(result, LogReader):
             self.window.show_message(f"Log not opened: {result}")
-            if self.window.isVisible():
-                QMessageBox.warning(self.window, "Log not opened", str(result))
+            if self.window.isVisible():  # said, without holding the window (and its tests)
+                box = QMessageBox(QMessageBox.Icon.Warning, "Log not opened", str(result),
+                                  QMessageBox.StandardButton.Close, self.window)
+                box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+                box.open()
             return
         self.window.recording.stop_recording()
         self.window.set_active_robot(None)

@@ -103,6 +103,7 @@ class RecordingControls(QObject):
         self.record_action.setChecked(True)
         self.record_action.blockSignals(False)
         what = ", ".join(keys) if keys else "every topic"
+        path = self.recorder.status().path  # the first part's name when it splits
         self.window.show_message(f"Recording {what} to {path}")
         self.refresh()
         return path

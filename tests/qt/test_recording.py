@@ -105,7 +105,7 @@ def test_a_log_opens_in_playback_with_its_robots_a_timeline_and_no_commands(
     window.tick()
     window._refresh_status_bar()
     assert window._playback_badge.isVisible() and not window._sim_badge.isVisible()
-    assert window.windowTitle() == "Fieldstation — PLAYBACK drive.mcap"
+    assert window.windowTitle() == f"Fieldstation — PLAYBACK {path.name}"
     assert window.playback.toolbar.isVisible()
     assert not window.recording.record_action.isEnabled()
 
