@@ -26,6 +26,7 @@ from app.station.robots import StationStatus
 from app.station.series import SeriesBuffer
 from panels.plot import PlotPanel
 from tests.bench.common import iterations, median, report
+from tests.panels.health import LiveStation
 
 SERIES = 20
 POINTS = 10_000
@@ -38,7 +39,7 @@ LONG_TARGET = 1.5
 
 
 class _Host:
-    station = None
+    station = LiveStation()
 
     def open_panel(self, *args: object, **kwargs: object) -> None: ...
 

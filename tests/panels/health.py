@@ -47,8 +47,11 @@ def open_on_rover(make_main_window: Any, panel_id: str, state: dict | None = Non
     return window, panel
 
 
-class LiveClock:
-    """The one thing a hand-fed panel asks of its station: the time it shows (live: now)."""
+class LiveStation:
+    """What a hand-fed panel asks of its station: live (no log playing), and its clock."""
+
+    playback = False
+    player = None
 
     @staticmethod
     def now() -> float:
@@ -58,7 +61,7 @@ class LiveClock:
 class PlainHost:
     """A host for a panel fed by hand: records alerts and messages."""
 
-    station = LiveClock()
+    station = LiveStation()
 
     def __init__(self, config_dir: Path) -> None:
         self.config_dir = config_dir

@@ -16,6 +16,7 @@ from app.station.frame import FrameBatch
 from app.station.robots import StationStatus
 from app.station.series import SeriesBuffer
 from panels.plot import PlotPanel
+from tests.panels.health import LiveStation
 
 MOTION = "fleet/rover-1/uplink/motion"
 BATTERY = "fleet/rover-1/uplink/battery"
@@ -148,16 +149,8 @@ def test_a_dropped_topic_opens_the_field_picker(make_main_window, fleet, qtbot) 
     qtbot.waitUntil(lambda: points(panel, MOTION, SPEED) >= 3, timeout=TIMEOUT_MS)
 
 
-class _LiveStation:
-    playback = False
-    player = None
-
-    def now(self) -> float:
-        return time.time()
-
-
 class _Host:
-    station = _LiveStation()
+    station = LiveStation()
 
     def open_panel(self, *args: object, **kwargs: object) -> None: ...
 
