@@ -18,6 +18,7 @@ from app.station.vitals import VitalsBook
 
 WATCHED_SUFFIXES = ("/uplink/status", "/uplink/fault")
 ESTOP_SUFFIX = "/command/estop"
+ESTOP_REPEATS_NS = 2_000_000_000  # e-stops sent closer than this are one press, repeated
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ def find_markers(reader: LogReader, root: str,
     book, watch = VitalsBook(), IncidentWatch()
     watch.check(book.snapshot())
     markers: list[Marker] = []
-    sent_estop: set[str] = set()
+    last_estop: dict[str, int] = {}
     for sample in reader.samples(keys=keys):
         if cancelled():
             break
@@ -42,20 +43,17 @@ def find_markers(reader: LogReader, root: str,
         if robot_id is None:
             continue
         if sample.key.endswith(ESTOP_SUFFIX):
-            if robot_id not in sent_estop:  # repeated until the robot reports it: mark once
+            if sample.log_time_ns - last_estop.get(robot_id, -ESTOP_REPEATS_NS) >= \
+                    ESTOP_REPEATS_NS:
                 markers.append(Marker(sample.log_time_ns, "estop", f"{robot_id}: e-stop sent"))
-            sent_estop.add(robot_id)
+            last_estop[robot_id] = sample.log_time_ns
             continue
         try:
             message = decode(sample.encoding, sample.payload, sample.attachment)
         except DecodeError:
             continue
         if book.offer(robot_id, message.type_name, message.root, sample.log_time_ns / 1e9):
-            vitals = book.snapshot()
-            robot = vitals.get(robot_id)
-            if robot is not None and robot.status is not None and not robot.status.estop:
-                sent_estop.discard(robot_id)
-            for text in watch.check(vitals):
+            for text in watch.check(book.snapshot()):
                 kind = "estop" if text.endswith("e-stop engaged") else "fault"
                 markers.append(Marker(sample.log_time_ns, kind, text))
     return markers
