@@ -10,6 +10,7 @@ BASELINES.md: llvmpipe spends ~170 ns a point, so 1M points are a 5-6 fps figure
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 
@@ -167,6 +168,8 @@ def run() -> list[str]:
         view.close()
         view.deleteLater()
         QApplication.processEvents()
+        del bare, view
+        gc.collect()  # on this thread, which owns the GL contexts
     label = "1M" if n == 1_000_000 else f"{n // 1000}k"
     return [report(f"3D view {label} points: SceneView / bare gloo GL_POINTS",
                    median(view_times), median(bare_times))]
