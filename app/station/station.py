@@ -183,7 +183,8 @@ class Station:
             log.warning("%s", exc)
             return
         self.bus = bus
-        self._presence = PresenceTracker(bus, self.root, on_change=self._on_presence)
+        self._presence = PresenceTracker(
+            bus, self.root, on_change=functools.partial(self._on_live_presence, bus))
         self._traffic = Subscription(bus, f"{self.root}/**", route=self.feeds.route)
 
     def _open_log(self, reader: LogReader) -> None:
@@ -217,6 +218,10 @@ class Station:
             bus.close()
         if player is not None:
             player.close()
+
+    def _on_live_presence(self, bus: BusSession, presence: RobotPresence) -> None:
+        if bus is self.bus:  # a closing session's tokens vanish after it was replaced
+            self._on_presence(presence)
 
     def _on_log_presence(self, event: LivelinessEvent) -> None:
         robot_id = robot_of(event.key, self.root)
