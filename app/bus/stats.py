@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -77,3 +78,32 @@ class TopicStats:
     def type_name(self) -> str:
         prefix = "application/capnp;"
         return self.encoding[len(prefix) :] if self.encoding.startswith(prefix) else self.encoding
+
+
+class TopicCounts:
+    """Every key's TopicStats behind one lock (which the owner may hold for its own state
+    too), read as snapshots: what a live subscription and a played log count alike."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._stats: dict[str, TopicStats] = {}
+
+    def stats_for(self, key: str) -> TopicStats:
+        """The key's counts, made on first use; call with ``lock`` held."""
+        stats = self._stats.get(key)
+        if stats is None:
+            stats = self._stats[key] = TopicStats(key)
+        return stats
+
+    def stats(self) -> dict[str, TopicStats]:
+        with self.lock:
+            return {key: stats.snapshot() for key, stats in self._stats.items()}
+
+    def last_arrivals(self) -> dict[str, float]:
+        """time.monotonic() of each key's newest sample."""
+        with self.lock:
+            return {key: stats.last_arrival for key, stats in self._stats.items()}
+
+    def record_error(self, key: str, kind: str, message: str) -> None:
+        with self.lock:
+            self.stats_for(key).record_error(kind, message)

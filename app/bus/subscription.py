@@ -10,7 +10,6 @@ sample's topic).
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.bus.session import BusSession
-from app.bus.stats import TopicStats
+from app.bus.stats import TopicCounts, TopicStats
 from app.codec.decode import DecodedMessage, decode
 from app.codec.errors import DecodeError
 
@@ -60,8 +59,8 @@ class Subscription:
         self.callback_cpu_s = 0.0  # CPU time spent in this subscription's zenoh callback
         self._route = route
         self._ring: deque[RawSample] = deque(maxlen=depth)
-        self._stats: dict[str, TopicStats] = {}
-        self._lock = threading.Lock()
+        self._counts = TopicCounts()
+        self._lock = self._counts.lock  # the ring and the counts change together
         self._seq = 0
         self._taken_seq = 0
         self._on_sample = on_sample
@@ -85,9 +84,9 @@ class Subscription:
             self._seq += 1
             raw = dataclasses.replace(raw, seq=self._seq)
             if len(self._ring) == self.depth and self._ring[0].seq > self._taken_seq:
-                self._stats_for(self._ring[0].key).drops += 1
+                self._counts.stats_for(self._ring[0].key).drops += 1
             self._ring.append(raw)
-            stats = self._stats_for(raw.key)
+            stats = self._counts.stats_for(raw.key)
             stats.record(raw.arrival, size, raw.encoding)
             stats.copied_bytes += size
         if self._on_sample is not None:
@@ -102,7 +101,7 @@ class Subscription:
         with self._lock:
             self._seq += 1
             seq = self._seq
-            stats = self._stats_for(key)
+            stats = self._counts.stats_for(key)
             stats.record(arrival, size, encoding)
         assert self._route is not None
         target = self._route(key, encoding, size)
@@ -112,12 +111,6 @@ class Subscription:
         with self._lock:
             stats.copied_bytes += size
         target(raw)
-
-    def _stats_for(self, key: str) -> TopicStats:
-        stats = self._stats.get(key)
-        if stats is None:
-            stats = self._stats[key] = TopicStats(key)
-        return stats
 
     def take(self) -> list[RawSample]:
         """The samples that arrived since the last take, oldest first."""
@@ -131,13 +124,11 @@ class Subscription:
             return self._ring[-1] if self._ring else None
 
     def stats(self) -> dict[str, TopicStats]:
-        with self._lock:
-            return {key: stats.snapshot() for key, stats in self._stats.items()}
+        return self._counts.stats()
 
     def last_arrivals(self) -> dict[str, float]:
         """time.monotonic() of each key's newest sample."""
-        with self._lock:
-            return {key: stats.last_arrival for key, stats in self._stats.items()}
+        return self._counts.last_arrivals()
 
     def decode(self, sample: RawSample) -> DecodedMessage:
         """Decodes one sample; a failure is counted on its topic and re-raised."""
@@ -149,8 +140,7 @@ class Subscription:
 
     def record_error(self, key: str, exc: DecodeError) -> None:
         """Counts a decode failure of one of this subscription's samples on its topic."""
-        with self._lock:
-            self._stats_for(key).record_error(exc.kind, str(exc))
+        self._counts.record_error(key, exc.kind, str(exc))
 
     def close(self) -> None:
         self._bus.release(self._handle)

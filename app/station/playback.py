@@ -8,14 +8,13 @@ ones someone wants to the feeds, so every panel behaves as it does live. Catalog
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from app.bus.catalog import CATALOG_TYPE, Catalog
 from app.bus.keys import robot_of
-from app.bus.stats import TopicStats
+from app.bus.stats import TopicCounts, TopicStats
 from app.bus.subscription import RawSample, Route
 from app.codec.decode import decode
 from app.codec.errors import DecodeError, reading
@@ -43,8 +42,7 @@ class LogTraffic:
         self._route = route
         self._root = root
         self._on_catalog = on_catalog
-        self._stats: dict[str, TopicStats] = {}
-        self._lock = threading.Lock()
+        self._counts = TopicCounts()
         self._seq = 0
 
     def deliver(self, logged: LoggedSample) -> None:
@@ -56,17 +54,15 @@ class LogTraffic:
                 return
             arrival = time.monotonic()
             size = len(logged.payload) + len(logged.attachment or b"")
-            with self._lock:
+            with self._counts.lock:
                 self._seq += 1
                 seq = self._seq
-                stats = self._stats.get(logged.key)
-                if stats is None:
-                    stats = self._stats[logged.key] = TopicStats(logged.key)
+                stats = self._counts.stats_for(logged.key)
                 stats.record(arrival, size, logged.encoding)
             target = self._route(logged.key, logged.encoding, size)
             if target is None:
                 return
-            with self._lock:
+            with self._counts.lock:
                 stats.copied_bytes += size
             target(RawSample(logged.key, logged.encoding, logged.payload, logged.attachment,
                              arrival, logged.log_time_ns / 1e9,
@@ -88,19 +84,13 @@ class LogTraffic:
         self._on_catalog(robot_id, catalog)
 
     def stats(self) -> dict[str, TopicStats]:
-        with self._lock:
-            return {key: stats.snapshot() for key, stats in self._stats.items()}
+        return self._counts.stats()
 
     def last_arrivals(self) -> dict[str, float]:
-        with self._lock:
-            return {key: stats.last_arrival for key, stats in self._stats.items()}
+        return self._counts.last_arrivals()
 
     def record_error(self, key: str, exc: DecodeError) -> None:
-        with self._lock:
-            stats = self._stats.get(key)
-            if stats is None:
-                stats = self._stats[key] = TopicStats(key)
-            stats.record_error(exc.kind, str(exc))
+        self._counts.record_error(key, exc.kind, str(exc))
 
     def close(self) -> None:
         """Nothing to undeclare: the player that feeds it is closed by the station."""
