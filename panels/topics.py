@@ -196,6 +196,8 @@ class TopicsPanel(PanelBase):
 
 
 def _row(stats: TopicStats, now: float) -> Row:
+    if not stats.listening:
+        return _on_demand_row(stats)
     rate, age, bandwidth = stats.rate_hz(now), stats.age_s(now), stats.bandwidth_bps(now)
     stale = age is not None and age > STALE_S and (rate == 0 or age * rate > 3)
     return Row(
@@ -209,6 +211,24 @@ def _row(stats: TopicStats, now: float) -> Row:
             _errors_cell(stats) if stats.error_count else Cell("0", sort=0.0, numeric=True),
         ),
         muted=stale,
+    )
+
+
+def _on_demand_row(stats: TopicStats) -> Row:
+    """A heavy topic in a robot's catalog that no open panel shows: not received now."""
+    why = ("A heavy topic (images, video, point clouds…): the station receives it only "
+           "while a panel or the recorder wants it, so a big fleet costs what is shown.")
+    return Row(
+        key=stats.key,
+        cells=(
+            Cell(stats.key, tooltip=stats.key),
+            Cell(stats.type_name or "—", tooltip=stats.encoding),
+            Cell("on demand", sort=-1.0, numeric=True, tooltip=why),
+            Cell("—", sort=-1.0, numeric=True, tooltip=why),
+            Cell("—", sort=float("inf"), numeric=True, tooltip=why),
+            Cell(str(stats.error_count), sort=float(stats.error_count), numeric=True),
+        ),
+        muted=True,
     )
 
 

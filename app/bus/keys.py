@@ -83,3 +83,11 @@ def key_matches(key_expr: str, key: str) -> bool:
         return zenoh.KeyExpr(key_expr).intersects(zenoh.KeyExpr(key))
     except zenoh.ZError:
         return False
+
+
+def key_includes(outer: str, inner: str) -> bool:
+    """Whether every key ``inner`` names is also one ``outer`` names."""
+    try:
+        return bool(zenoh.KeyExpr(outer).includes(zenoh.KeyExpr(inner)))
+    except zenoh.ZError:
+        return False

@@ -21,6 +21,7 @@ class TopicStats:
     errors: Counter[str] = field(default_factory=Counter)
     last_error: str = ""
     last_arrival: float = 0.0
+    listening: bool = True  # False: a topic the station knows of but does not listen to now
     _window: deque[tuple[float, int]] = field(default_factory=deque, repr=False)
 
     def record(self, arrival: float, size: int, encoding: str) -> None:
@@ -35,7 +36,8 @@ class TopicStats:
         """A copy safe to read while the subscriber thread keeps counting."""
         return TopicStats(
             self.key, self.encoding, self.count, self.bytes, self.drops, self.copied_bytes,
-            Counter(self.errors), self.last_error, self.last_arrival, deque(self._window),
+            Counter(self.errors), self.last_error, self.last_arrival, self.listening,
+            deque(self._window),
         )
 
     def record_error(self, kind: str, message: str) -> None:

@@ -4,15 +4,17 @@ The zenoh callback runs on a foreign thread: it counts the sample (no payload co
 copies the payload only if it is wanted — into the ring of the newest N samples, or to
 whatever ``route`` returns for its key. Decoding happens when a consumer takes the samples
 (:meth:`Subscription.decode` and :meth:`Subscription.record_error` count failures on the
-sample's topic).
+sample's topic). A subscription may listen on several key expressions and change them while
+it runs (:meth:`Subscription.listen`), without losing or doubling a sample.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,14 +49,13 @@ class Subscription:
     def __init__(
         self,
         bus: BusSession,
-        key_expr: str,
+        key_expr: str | Iterable[str],
         depth: int = 16,
         on_sample: Callable[[RawSample], None] | None = None,
         route: Route | None = None,
     ) -> None:
         """With ``route``, only routed samples are copied and there is no ring (``depth``
         and ``on_sample`` are not used)."""
-        self.key_expr = key_expr
         self.depth = depth
         self.callback_cpu_s = 0.0  # CPU time spent in this subscription's zenoh callback
         self._route = route
@@ -65,9 +66,29 @@ class Subscription:
         self._taken_seq = 0
         self._on_sample = on_sample
         self._bus = bus
-        self._handle = bus.declare_subscriber(key_expr, self._receive)
+        self._handles: dict[str, Any] = {}
+        self._listening: frozenset[str] = frozenset()
+        self.listen([key_expr] if isinstance(key_expr, str) else key_expr)
 
-    def _receive(self, sample: Any) -> None:
+    @property
+    def key_exprs(self) -> frozenset[str]:
+        return self._listening
+
+    def listen(self, key_exprs: Iterable[str]) -> None:
+        """Listens on exactly ``key_exprs`` from now on. The new subscribers are declared
+        before the old ones go, and a sample counts only through a subscriber still wanted,
+        so one that both hear is taken once and none is missed in between."""
+        wanted = frozenset(key_exprs)
+        for expr in wanted - self._handles.keys():
+            self._handles[expr] = self._bus.declare_subscriber(
+                expr, functools.partial(self._receive, expr))
+        self._listening = wanted
+        for expr in [e for e in self._handles if e not in wanted]:
+            self._bus.release(self._handles.pop(expr))
+
+    def _receive(self, key_expr: str, sample: Any) -> None:
+        if key_expr not in self._listening:
+            return
         started = time.thread_time()
         try:
             if self._route is None:
@@ -143,7 +164,10 @@ class Subscription:
         self._counts.record_error(key, exc.kind, str(exc))
 
     def close(self) -> None:
-        self._bus.release(self._handle)
+        self._listening = frozenset()
+        for handle in self._handles.values():
+            self._bus.release(handle)
+        self._handles = {}
 
 
 def _materialise(sample: Any, seq: int, arrival: float | None = None, key: str = "",

@@ -52,7 +52,7 @@ class RecordingControls(QObject):
         self._record_tap: StationTap | None = None
         self.black_box = BlackBox()
         self._box_tap = StationTap(window.station, self.black_box, name="black box",
-                                   max_sample_bytes=BLACK_BOX_MAX_SAMPLE_BYTES)
+                                   max_sample_bytes=BLACK_BOX_MAX_SAMPLE_BYTES, passive=True)
         self.incidents = IncidentWatch()
         self._saving = threading.Lock()
         self._signalled = False

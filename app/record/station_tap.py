@@ -38,9 +38,11 @@ class Sink(Protocol):
 
 class StationTap:
     def __init__(self, station: Station, sink: Sink, key_exprs: Iterable[str] = (),
-                 name: str = "recorder", max_sample_bytes: int | None = None) -> None:
+                 name: str = "recorder", max_sample_bytes: int | None = None,
+                 passive: bool = False) -> None:
         """``key_exprs``: what to take (every key of the station's root when empty);
-        ``max_sample_bytes``: larger samples are left out (the black box's heavy sensors)."""
+        ``max_sample_bytes``: larger samples are left out (the black box's heavy sensors);
+        ``passive``: take only what the station hears anyway (see ``Stream.passive``)."""
         self.station = station
         self.sink = sink
         self.max_sample_bytes = max_sample_bytes
@@ -52,7 +54,7 @@ class StationTap:
         for info in station.robots():  # the robots there before the tap, written first
             self._on_robot(info)
         self._consumer = station.consumer(name, on_sample=self._on_sample)
-        self._consumer.want({Stream(expr) for expr in self.key_exprs})
+        self._consumer.want({Stream(expr, passive=passive) for expr in self.key_exprs})
 
     def _on_sample(self, delivery: Delivery) -> None:
         sample = delivery.sample

@@ -39,6 +39,7 @@ from app.station.interests import (
     Series,
     Stream,
 )
+from app.station.listening import Wanted
 from app.station.series import SeriesBuffer
 from app.station.series_points import append_points
 
@@ -127,6 +128,11 @@ class _Plan:
     def wants(self, type_name: str) -> bool:
         return self.newest or bool(self.series) or any(
             not s.type_name or s.type_name == type_name for _, s in self.streams)
+
+    @property
+    def passive_only(self) -> bool:
+        """Only passive streams hold this key: it is served if heard, never listened for."""
+        return not (self.newest or self.series) and all(s.passive for _, s in self.streams)
 
 
 class Lane:
@@ -387,9 +393,12 @@ class FeedHub:
         self._routes: dict[tuple[str, str], Lane | None] = {}
         self._lock = threading.RLock()
         self._checker = _Checker(self)
-        self._panels = self.consumer("panels")
         self._closed = False
         self._wake: Callable[[], None] | None = None
+        # Told (on the changing thread) whenever what is wanted changes: the station then
+        # changes what it listens to.
+        self.on_replan: Callable[[], None] | None = None
+        self._panels = self.consumer("panels")
 
     def set_waker(self, wake: Callable[[], None] | None) -> None:
         """What asks the display for a frame now (the window's frame clock)."""
@@ -465,6 +474,15 @@ class FeedHub:
                 self._consumers[consumer] = interests
             consumer.interests = interests
             self._replan()
+        on_replan = self.on_replan
+        if on_replan is not None:
+            on_replan()
+
+    def wanted(self) -> Wanted:
+        """What the consumers hold now: keys named exactly, and streams on expressions."""
+        with self._lock:
+            keys = frozenset(k for k, plan in self._exact.items() if not plan.passive_only)
+            return Wanted(keys, tuple(s for _, s in self._patterns if not s.passive))
 
     def _replan(self) -> None:
         held = [(c, i) for c, interests in self._consumers.items() for i in interests]

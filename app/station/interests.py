@@ -45,10 +45,13 @@ class Converted:
 @dataclass(frozen=True)
 class Stream:
     """Every sample of the keys matching ``key_expr`` (of ``type_name`` only, when given),
-    in order, handed to the consumer's ``on_sample`` on the key's lane."""
+    in order, handed to the consumer's ``on_sample`` on the key's lane. A ``passive`` stream
+    takes only what the station hears for others: it never makes it listen to a heavy key
+    (the window's black box keeps what was shown, not every camera of the fleet)."""
 
     key_expr: str
     type_name: str = ""
+    passive: bool = False
 
     @property
     def key(self) -> str:

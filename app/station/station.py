@@ -30,6 +30,7 @@ from app.station.commands import Commander
 from app.station.feeds import Consumer, Delivery, FeedHub
 from app.station.incidents import Incidents
 from app.station.interests import Interest, Stream
+from app.station.listening import listening_plan
 from app.station.playback import LogTraffic
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
 from app.station.vitals import UPLINK_MEMBERS, VitalsBook
@@ -63,6 +64,9 @@ class Station:
         self._stop = threading.Event()
         self.worker_cpu_s = 0.0
         self._watchers: list[Callable[[RobotInfo], None]] = []
+        self._replan_listening = threading.Event()
+        self._unheard: frozenset[str] = frozenset()
+        self.feeds.on_replan = self._listening_changed
         self.vitals = VitalsBook()
         self.commands = Commander(lambda: self.bus, root)
         self._vitals = self.feeds.consumer("vitals", on_sample=self._on_vital)
@@ -102,8 +106,22 @@ class Station:
         return [dataclasses.replace(r, last_data=last.get(r.robot_id)) for r in robots]
 
     def topics(self) -> dict[str, TopicStats]:
+        """Every topic heard, and the catalogs' heavy topics nobody wants now (not listened
+        to: ``listening`` is False)."""
         traffic = self._traffic
-        return traffic.stats() if traffic is not None else {}
+        topics = traffic.stats() if traffic is not None else {}
+        unheard = self._unheard
+        if unheard:
+            with self._lock:
+                catalogs = [r.catalog for r in self._robots.values() if r.catalog is not None]
+            for catalog in catalogs:
+                for topic in catalog.topics:
+                    if topic.key in unheard:
+                        stats = topics.get(topic.key) or TopicStats(
+                            topic.key, f"application/capnp;{topic.type}")
+                        stats.listening = False
+                        topics[topic.key] = stats
+        return topics
 
     def callback_cpu_s(self) -> float:
         """CPU time spent in the station's own zenoh callback (counting and routing)."""
@@ -154,6 +172,7 @@ class Station:
             elif pending is not None:
                 self._guarded("opening the session", functools.partial(self._open, pending))
             if self.bus is not None:
+                self._guarded("listening", self._update_listening)
                 self._guarded("connection state", self._update_connection)
                 self._guarded("catalogs", self._fetch_catalogs)
             elif self.player is not None:
@@ -183,9 +202,10 @@ class Station:
             log.warning("%s", exc)
             return
         self.bus = bus
+        self._traffic = Subscription(bus, (), route=self.feeds.route)
+        self._listening_changed()
         self._presence = PresenceTracker(
             bus, self.root, on_change=functools.partial(self._on_live_presence, bus))
-        self._traffic = Subscription(bus, f"{self.root}/**", route=self.feeds.route)
 
     def _open_log(self, reader: LogReader) -> None:
         from app.record.player import LogPlayer
@@ -214,6 +234,7 @@ class Station:
         bus, self.bus = self.bus, None
         player, self.player = self.player, None
         self._traffic = self._presence = None
+        self._unheard = frozenset()
         if bus is not None:
             bus.close()
         if player is not None:
@@ -234,6 +255,22 @@ class Station:
             info = self._robots[robot_id] = dataclasses.replace(info, catalog=catalog)
         self._tell(info)
 
+    def _listening_changed(self) -> None:
+        """Robots, catalogs or what is wanted changed: the worker re-plans what to hear."""
+        self._replan_listening.set()
+        self._wake.set()
+
+    def _update_listening(self) -> None:
+        traffic = self._traffic
+        if not isinstance(traffic, Subscription) or not self._replan_listening.is_set():
+            return
+        self._replan_listening.clear()
+        with self._lock:
+            catalogs = {r.robot_id: r.catalog for r in self._robots.values()}
+        plan = listening_plan(self.root, catalogs, self.feeds.wanted())
+        traffic.listen(plan.exprs)
+        self._unheard = plan.unheard
+
     def _update_playback(self) -> None:
         with self._lock:
             online = sum(r.online for r in self._robots.values())
@@ -246,6 +283,8 @@ class Station:
 
     def _on_presence(self, presence: RobotPresence) -> None:
         with self._lock:
+            if presence.robot_id not in self._robots:
+                self._listening_changed()
             info = self._robots.get(presence.robot_id) or RobotInfo(presence.robot_id)
             info = self._robots[presence.robot_id] = dataclasses.replace(
                 info, online=presence.online, changed=presence.changed)
@@ -301,7 +340,9 @@ class Station:
                 if info is None or bus is not self.bus:
                     continue
                 info = self._robots[robot_id] = dataclasses.replace(info, catalog=found)
+            self._listening_changed()
             self._tell(info)
+            self._update_listening()  # a robot's heavy topics go as soon as its catalog is in
 
     # -- vitals, read on their keys' lanes --------------------------------------------------------
     def _on_vital(self, delivery: Delivery) -> None:

@@ -80,6 +80,7 @@ class Robot:
 @pytest.fixture
 def robot(open_session: Callable[..., BusSession], free_endpoint: str):
     robot = Robot(open_session(listen=[free_endpoint]))
+    robot.session.declare_token("fleet/cam-1")  # the station hears robots it has seen
     yield robot
     robot.close()
 

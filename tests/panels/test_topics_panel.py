@@ -145,7 +145,7 @@ def test_dragging_a_row_carries_its_key_and_type(make_main_window, fleet, qtbot)
 def test_decode_errors_are_shown_on_their_topic(make_main_window, fleet, free_endpoint,
                                                 open_session, qtbot):
     window, panel = open_topics(make_main_window, qtbot)
-    junk = "fleet/rover-1/junk"
+    junk = "fleet/car-1/junk"  # a robot without heavy topics is heard whole, listed or not
     sender = open_session(mode="client", connect=[free_endpoint], must_connect=True)
 
     def garbage_sent_and_counted() -> bool:
@@ -182,3 +182,12 @@ def test_state_round_trips_exactly(make_main_window, qtbot):
     assert again.save_state() == state
     again.restore_state({"filter": 7, "sort_column": "rate"})  # from a damaged layout
     assert again.save_state() == {"filter": "", "sort_column": 0, "sort_order": "ascending"}
+
+
+def test_a_heavy_topic_no_panel_shows_is_listed_on_demand_until_a_panel_shows_it(
+        make_main_window, fleet, qtbot):
+    cloud = "fleet/rover-1/lidar/points"
+    window, panel = open_topics(make_main_window, qtbot)
+    qtbot.waitUntil(lambda: cell(panel.view, cloud, RATE) == "on demand", timeout=10_000)
+    window.open_panel("inspector", {"key": cloud})
+    qtbot.waitUntil(lambda: hz(cell(panel.view, cloud, RATE)) > 0, timeout=10_000)

@@ -35,6 +35,7 @@ def uplink(n: int) -> bytes:
 @pytest.fixture
 def robot(free_endpoint: str) -> Iterator[BusSession]:
     session = BusSession(BusConfig(listen=[free_endpoint]))
+    session.declare_token("fleet/r1")  # the station hears robots it has seen
     try:
         yield session
     finally:
@@ -170,6 +171,7 @@ def test_a_consumer_keeps_receiving_across_a_reconnect(free_endpoint, station, r
         wait_for(lambda: len(got) >= 10, timeout=5)
     other_endpoint = free_endpoint.rsplit(":", 1)[0] + f":{_free_port()}"
     second = BusSession(BusConfig(listen=[other_endpoint]))
+    second.declare_token("fleet/r2")
     try:
         station.reconnect(BusConfig(mode="peer", connect=[other_endpoint]))
         wait_for(lambda: station.bus is not None and station.status.session == "online"

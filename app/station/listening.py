@@ -1,0 +1,91 @@
+"""What the station listens to: cost grows with what is shown, not with the fleet.
+
+Every robot's small keys are heard (presence, vitals, status, poses: a robot whose catalog
+lists nothing heavy is heard whole, on ``<root>/<robotId>/**``). A heavy topic — images,
+video, point clouds, grids, audio, tensors — is heard only while a consumer wants it. A robot
+whose catalog is not known yet is heard whole, as the contract says an app learns the topics
+of a robot without a catalog. Key expressions a consumer names that belong to no robot seen
+are listened to as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from app.bus.catalog import Catalog
+from app.bus.keys import key_includes, key_matches, robot_of
+from app.station.interests import Stream
+
+# Types whose samples are big (kilobytes to megabytes each): heard only when wanted.
+HEAVY_TYPES = frozenset({
+    "foxglove.CompressedImage", "foxglove.RawImage", "foxglove.CompressedVideo",
+    "foxglove.PointCloud", "foxglove.Grid",
+    "isaac.ImageProto", "isaac.ColorCameraProto", "isaac.DepthCameraProto",
+    "isaac.DisparityCameraProto", "isaac.SegmentationCameraProto", "isaac.PointCloudProto",
+    "isaac.TensorProto", "isaac.TensorListProto", "isaac.HeatmapProto",
+    "isaac.AudioDataProto",
+    "bow.ImageSamples", "bow.AudioSamples",
+})
+
+
+def is_heavy(type_name: str) -> bool:
+    return type_name in HEAVY_TYPES
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What the station's consumers hold: keys named exactly, and streams on expressions."""
+
+    keys: frozenset[str] = frozenset()
+    streams: tuple[Stream, ...] = ()
+
+    def wants(self, key: str, type_name: str) -> bool:
+        return key in self.keys or any(
+            (not s.type_name or s.type_name == type_name) and key_matches(s.key_expr, key)
+            for s in self.streams)
+
+
+@dataclass(frozen=True)
+class Listening:
+    exprs: frozenset[str]  # the key expressions to subscribe to
+    unheard: frozenset[str]  # catalog topics left out: heavy, and nobody wants them
+
+
+def listening_plan(root: str, catalogs: Mapping[str, Catalog | None],
+                   wanted: Wanted) -> Listening:
+    """What to subscribe to, given each robot seen (its catalog, or None while unknown) and
+    what is wanted. No two expressions overlap for a robot seen."""
+    exprs: set[str] = set()
+    unheard: set[str] = set()
+    for robot_id, catalog in catalogs.items():
+        whole = f"{root}/{robot_id}/**"
+        if catalog is None or _wants_whole(wanted, whole):
+            exprs.add(whole)
+            continue
+        heavy = [t for t in catalog.topics if is_heavy(t.type)]
+        if not heavy:
+            exprs.add(whole)
+            continue
+        for topic in catalog.topics:
+            if not is_heavy(topic.type) or wanted.wants(topic.key, topic.type):
+                exprs.add(topic.key)
+            else:
+                unheard.add(topic.key)
+        exprs.update(c.key for c in catalog.commands if wanted.wants(c.key, c.type))
+        exprs.update(k for k in wanted.keys if robot_of(k, root) == robot_id)
+    exprs.update(k for k in wanted.keys if robot_of(k, root) not in catalogs)
+    exprs.update(s.key_expr for s in wanted.streams if not _names_robots(s.key_expr, root))
+    return Listening(frozenset(exprs), frozenset(unheard - exprs))
+
+
+def _wants_whole(wanted: Wanted, whole: str) -> bool:
+    """Whether an untyped stream takes every key of the robot (a recorder of everything)."""
+    return any(not s.type_name and key_includes(s.key_expr, whole) for s in wanted.streams)
+
+
+def _names_robots(key_expr: str, root: str) -> bool:
+    """Whether an expression falls under ``<root>/<robot>`` (then robots' plans cover it)."""
+    first = key_expr.split("/", 1)[0]
+    return first == root or first in ("*", "**")
+
