@@ -7,7 +7,6 @@ certificates are made here, as README.md's openssl steps make them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,41 +16,11 @@ from app.bus.config import BusConfig
 from app.bus.session import BusSession
 from app.sim.fleet import RobotsUnreachable, SimFleet
 from app.station.station import Station
-from tests.bus.certs import make_certs
+from tests.bus.depot import NO_PASSWORD, Depot, make_depot
 from tests.bus.helpers import wait_for
-from tests.conftest import free_port
 
-SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "zenoh"
 NO_USER = "the router refused the session: it probably requires a user name and password"
 BAD_USER = "the router refused our user name and password (user 'station')"
-
-
-@dataclass(frozen=True)
-class Depot:
-    folder: Path
-    port: int
-
-    def config(self, role: str, name: str = "", **replace: str) -> str:
-        """The shipped sample for ``role`` at this depot's port and certificates, with
-        ``replace`` (old text: new text) applied; its path."""
-        text = (SAMPLES / f"{role}-tls-auth.json5").read_text()
-        text = text.replace('"certs/', f'"{self.folder}/certs/')
-        text = text.replace("0.0.0.0:7447", f"127.0.0.1:{self.port}")
-        text = text.replace("localhost:7447", f"localhost:{self.port}")
-        for old, new in replace.items():
-            assert old in text, f"the {role} sample no longer has {old!r}"
-            text = text.replace(old, new)
-        path = self.folder / f"{name or role}.json5"
-        path.write_text(text)
-        return str(path)
-
-
-def make_depot(folder: Path) -> Depot:
-    make_certs(folder / "certs")
-    make_certs(folder / "certs", prefix="rogue-")  # a CA that did not sign the router's
-    (folder / "certs" / "users.txt").write_text(
-        "station:station-password\nrobot:robot-password\n")
-    return Depot(folder, free_port())
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +80,7 @@ def test_cli_with_credentials_lists_the_robots(depot: Depot, no_env_config,
 
 
 @pytest.mark.parametrize(("spoil", "expected"), [
-    ({'usrpwd: { user: "station", password: "station-password" },': ""}, NO_USER),
+    (NO_PASSWORD, NO_USER),
     ({"station-password": "wrong-password"}, BAD_USER),
     ({'root_ca_certificate: "': '// root_ca_certificate: "'},
      "TLS: the router's certificate is not trusted (no CA given: set "
@@ -143,8 +112,8 @@ def test_plain_tcp_to_the_tls_router_is_told_to_use_tls(
 
 def test_window_station_shows_why_in_its_status(depot: Depot) -> None:
     # As a client (the sample's mode) the session fails at once: an error, with the reason.
-    station = Station(BusConfig(config_file=depot.config("station", "nopassword", **{
-        'usrpwd: { user: "station", password: "station-password" },': ""})))
+    station = Station(BusConfig(config_file=depot.config("station", "nopassword",
+                                                         **NO_PASSWORD)))
     try:
         wait_for(lambda: station.status.session == "error", timeout=10)
         assert NO_USER in station.status.detail
