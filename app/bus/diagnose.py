@@ -110,7 +110,7 @@ def probe(endpoint: str, tls: TlsSettings, user: str | None) -> str:
     except socket.gaierror:
         return f"unknown host {host!r}"
     except ConnectionRefusedError:
-        return "nothing listens there (connection refused): is the router running?"
+        return "nothing listens there (connection refused)"
     except TimeoutError:
         return f"no answer within {PROBE_TIMEOUT_S:g} s (wrong address, or a firewall?)"
     except OSError as exc:

@@ -77,7 +77,7 @@ def _client_config(folder: Path, certs: Certs) -> str:
 def test_nothing_listening_and_a_plain_router_on_a_tls_endpoint(free_endpoint: str) -> None:
     port = free_endpoint.rsplit(":", 1)[1]
     assert probe(f"tcp/127.0.0.1:{port}", TlsSettings(), None) == (
-        "nothing listens there (connection refused): is the router running?")
+        "nothing listens there (connection refused)")
     plain = BusSession(BusConfig(mode="router", listen=[free_endpoint]))
     try:
         assert probe(f"tls/127.0.0.1:{port}", TlsSettings(), None) == (
