@@ -4,8 +4,9 @@ zenoh itself only says "Unable to connect to any of [...]": a refused password, 
 certificate and a router that is not running read the same. So this retraces the way zenoh
 connects, with plain sockets and Python's ``ssl``: a TCP connection, then for ``tls/``
 endpoints a TLS handshake with the configured CA. When both succeed, what is left is zenoh's
-own handshake, where a router turns a session away for its user name and password (zenoh does
-not tell us which of the two was wrong, nor "none given" from "not used by this router").
+own handshake, where a router turns a session away for its user name and password. zenoh
+does not say which of the two was wrong, nor tell a wrong password from a router that uses
+none; whether we gave any, our own config says.
 """
 
 from __future__ import annotations
