@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from app import render_text
 from app.bus import catalog as catalog_mod
-from app.bus.config import DEFAULT_ENDPOINT, BusConfig
+from app.bus.config import DEFAULT_ENDPOINT, BusConfig, file_mode
 from app.bus.keys import check_key_expr, check_robot_id
 from app.bus.presence import PresenceTracker
 from app.bus.session import BusError, BusSession
@@ -66,7 +66,8 @@ def _connection_options(parser: argparse.ArgumentParser, suppress: bool) -> None
     group.add_argument("--zenoh-config", metavar="FILE", default=default,
                        help="zenoh config file (also ZENOH_CONFIG)")
     group.add_argument("--mode", choices=("peer", "client"), default=default,
-                       help="zenoh session mode when connecting (default peer)")
+                       help="zenoh session mode when connecting (default: the config file's, "
+                            "else peer)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "e.g. --points 1000000 --lidar-hz 10")
     sim.add_argument("--camera", default="640x480", metavar="WxH",
                      help="rover camera size (default 640x480), e.g. 1920x1080")
+    sim.add_argument("--robot-config", metavar="FILE",
+                     help="zenoh config of the robots' client sessions (TLS CA, user and "
+                          "password for a hub that wants them; its connect endpoints, else "
+                          "where the hub listens); the hub's own is --zenoh-config")
     sim.add_argument("--exit-with-stdin", action="store_true",
                      help="stop when standard input closes (the app's embedded fleet uses this "
                           "so the fleet never outlives the app)")
@@ -149,7 +154,7 @@ def bus_config(args: argparse.Namespace, *, default_connect: bool) -> BusConfig:
     connect = args.connect or ([] if args.zenoh_config or not default_connect
                                else [DEFAULT_ENDPOINT])
     return BusConfig.from_env(
-        mode=args.mode or "peer",
+        mode=args.mode,
         connect=connect,
         listen=args.listen or [],
         config_file=args.zenoh_config,
@@ -305,7 +310,7 @@ def _camera_size(text: str) -> tuple[int, int]:
 
 
 def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
-    from app.sim.fleet import SimFleet
+    from app.sim.fleet import RobotsUnreachable, SimFleet
 
     kinds = [k.strip() for k in args.robots.split(",") if k.strip()]
     if args.points < 1:
@@ -317,10 +322,13 @@ def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     try:
         fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points,
                          config_file=args.zenoh_config, lidar_hz=args.lidar_hz,
-                         camera_size=camera)
+                         camera_size=camera, robot_config_file=args.robot_config)
         fleet.start()
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
+    except RobotsUnreachable as exc:
+        hint = "" if args.robot_config else " — give them a config with --robot-config FILE"
+        raise CliError(f"{exc}{hint}") from None
     except BusError as exc:
         raise CliError(f"{exc} — is another sim already listening there?") from None
     try:
@@ -342,7 +350,8 @@ def cmd_gui(args: argparse.Namespace, out: Callable[[str], None]) -> int:
         return self_test()
     real = bool(args.no_sim or args.connect or args.zenoh_config or args.listen)
     choice = ConnectionChoice(
-        simulation=not real, mode=args.mode or "peer", endpoints=args.connect or [],
+        simulation=not real, mode=args.mode or file_mode(args.zenoh_config),
+        endpoints=args.connect or [],
         config_file=args.zenoh_config or "", listen=args.listen or [],
     )
     if real and not (choice.endpoints or choice.config_file or choice.listen):
@@ -491,7 +500,7 @@ def cmd_play(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     for problem in reader.problems:
         print(f"fieldstation: {problem}", file=sys.stderr)
     listen = args.listen or ([] if args.connect or args.zenoh_config else [DEFAULT_ENDPOINT])
-    config = BusConfig.from_env(mode=args.mode or "peer", connect=args.connect or [],
+    config = BusConfig.from_env(mode=args.mode, connect=args.connect or [],
                                 listen=listen, config_file=args.zenoh_config)
     try:
         bus = BusSession(config)

@@ -16,7 +16,8 @@ CONNECT_TIMEOUT_MS = 3000
 
 @dataclass
 class BusConfig:
-    mode: str = "peer"
+    # None: the config file's mode, else "peer"; a mode given here overrides the file's.
+    mode: str | None = None
     connect: list[str] = field(default_factory=list)
     listen: list[str] = field(default_factory=list)
     config_file: str | None = None
@@ -46,7 +47,8 @@ class BusConfig:
             conf.insert_json5(
                 "timestamping/enabled", '{"router": true, "peer": true, "client": true}'
             )
-        conf.insert_json5("mode", json.dumps(self.mode))
+        if self.mode is not None or not self.config_file:
+            conf.insert_json5("mode", json.dumps(self.mode or "peer"))
         if self.connect:
             conf.insert_json5("connect/endpoints", json.dumps(self.connect))
             if self.must_connect:
@@ -59,10 +61,35 @@ class BusConfig:
         return conf
 
 
+def per_mode(value: object, mode: str) -> list[str]:
+    """A config list that may be given once, or once per mode ({"router": [...], ...})."""
+    if isinstance(value, dict):
+        value = value.get(mode) or []
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def file_mode(path: str | None) -> str:
+    """The station's mode for a config file: "client" if the file says so, else "peer" (the
+    two a station can be; also when there is no file, or it cannot be read)."""
+    if not path:
+        return "peer"
+    try:
+        mode = session_mode(zenoh.Config.from_file(path))
+    except zenoh.ZError:
+        return "peer"  # opening the session will say what is wrong with the file
+    return "client" if mode == "client" else "peer"
+
+
+def session_mode(conf: zenoh.Config) -> str:
+    return str(json.loads(conf.get_json("mode")) or "peer")
+
+
 def listen_endpoints(conf: zenoh.Config, mode: str) -> list[str]:
     """The endpoints a session of ``mode`` opened with ``conf`` listens on (a config may
     give one list, or one per mode)."""
-    value = json.loads(conf.get_json("listen/endpoints"))
-    if isinstance(value, dict):
-        value = value.get(mode) or []
-    return [str(e) for e in value]
+    return per_mode(json.loads(conf.get_json("listen/endpoints")), mode)
+
+
+def connect_endpoints(conf: zenoh.Config) -> list[str]:
+    """The endpoints a session opened with ``conf`` connects to."""
+    return per_mode(json.loads(conf.get_json("connect/endpoints")), session_mode(conf))

@@ -10,7 +10,10 @@ from typing import Any
 
 import zenoh
 
+from app.bus import diagnose
 from app.bus.config import BusConfig
+
+UNREACHED = "Unable to connect to any of"  # how zenoh says none of the endpoints took us
 
 
 class BusError(Exception):
@@ -21,10 +24,13 @@ class BusSession:
     def __init__(self, config: BusConfig | None = None) -> None:
         self.config = config or BusConfig()
         try:
-            self.zenoh = zenoh.open(self.config.to_zenoh())
+            conf = self.zenoh_config = self.config.to_zenoh()
+            self.zenoh = zenoh.open(conf)
         except zenoh.ZError as exc:
-            where = ", ".join(self.config.connect) or self.config.config_file or "loopback"
             reason = str(exc).split(" at /", 1)[0]  # drop zenoh's source location
+            if reason.startswith(UNREACHED):  # zenoh does not say why: find out
+                raise BusError(f"cannot connect to {diagnose.explain(conf)}") from None
+            where = ", ".join(self.config.connect) or self.config.config_file or "loopback"
             raise BusError(f"cannot open zenoh session ({where}): {reason}") from None
         self._handles: list[Any] = []
         self._lock = threading.Lock()

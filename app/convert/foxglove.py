@@ -18,13 +18,15 @@ the model's ``frame_id`` and ``stamp``. Choices where the seed leaves room:
   channel (``red``/``green``/``blue``/``alpha``), else the first colour channel; not-finite
   values become NaN; ``value_range`` is the finite values' min..max.
 - ``SceneUpdate``: entities keep id, frame, stamp, lifetime (non-positive: until replaced) and
-  their metadata as the click label. Model primitives are not drawn (meshes are not loaded
-  offline): the label says how many were left out. Structural errors (per-point colours or
-  indices that do not match the points, an index out of range, a triangle list that is not
-  whole triangles) refuse the whole update; a primitive with a non-finite pose, size or
-  point is left out and the rest kept. Deletions: ``MATCHING_ID`` -> ``deletions``, ``ALL``
-  -> ``delete_all``; their timestamps are not used, and a deletion type this schema does not
-  know is ignored.
+  their metadata as the click label. A model primitive is never loaded: its URL is not
+  fetched (nothing received from the wire is fetched or run) and embedded mesh data is not
+  parsed. In its place a text at its pose says ``model not loaded: <url>`` (or ``embedded
+  <media type> (<n> bytes)``), and the click label lists the same. Structural errors
+  (per-point colours or indices that do not match the points, an index out of range, a
+  triangle list that is not whole triangles) refuse the whole update; a primitive with a
+  non-finite pose, size or point is left out and the rest kept. Deletions: ``MATCHING_ID``
+  -> ``deletions``, ``ALL`` -> ``delete_all``; their timestamps are not used, and a deletion
+  type this schema does not know is ignored.
 - Lists of items (``FrameTransforms``, ``PosesInFrame``): an item that is not finite is left
   out; if that leaves none, the message is refused. A single pose or transform that is not
   finite is refused.
@@ -79,6 +81,8 @@ NUMERIC_DTYPES: dict[int, np.dtype] = {
 }
 COLOUR_CHANNELS = ("red", "green", "blue", "alpha")
 LINE_KINDS = {0: "line_strip", 1: "line_loop", 2: "lines"}  # foxglove.LineType
+MODEL_URL_SHOWN = 200  # characters of a model's URL shown; the rest is cut
+MODEL_PLACEHOLDER_RGBA = (1.0, 0.75, 0.3, 1.0)  # amber: something here was not loaded
 
 
 # -- small pieces -----------------------------------------------------------------------------
@@ -410,16 +414,35 @@ def _entity(entity: Any) -> SceneEntity:
     for text in entity.texts:
         font = float(text.fontSize)
         primitives.append(_solid("text", text, (font, font, font), text=text.text))
+    for model in entity.models:
+        placeholder = _model_placeholder(model)
+        primitives.append(placeholder)
+        notes.append(_model_text(model))
     kept = tuple(p for p in primitives if p is not None)
     if len(kept) < len(primitives):
         notes.append(f"{len(primitives) - len(kept)} primitive(s) with values that are not "
                      "finite not shown")
-    if len(entity.models):
-        notes.append(f"{len(entity.models)} model(s) not shown (meshes are not loaded)")
     label = "\n".join([f"{kv.key}: {kv.value}" for kv in entity.metadata] + notes)
     lifetime = stamp_of(entity.lifetime)
     return SceneEntity(entity.id, kept, entity.frameId, stamp_of(entity.timestamp),
                        lifetime if lifetime > 0 else 0.0, label)
+
+
+def _model_text(model: Any) -> str:
+    if model.url:
+        url = "".join(c if c.isprintable() else "?" for c in model.url[:MODEL_URL_SHOWN])
+        return f"model not loaded: {url}" + ("…" if len(model.url) > MODEL_URL_SHOWN else "")
+    media = "".join(c for c in model.mediaType[:MODEL_URL_SHOWN] if c.isprintable())
+    return f"model not loaded: embedded {media or 'data'} ({len(model.data)} bytes)"
+
+
+def _model_placeholder(model: Any) -> Primitive | None:
+    """What stands where a model would be: a text naming it, never the model itself."""
+    pose = _pose(model.pose)
+    if not _finite(pose):
+        return None
+    return Primitive("text", pose, (1.0, 1.0, 1.0), MODEL_PLACEHOLDER_RGBA,
+                     text=_model_text(model))
 
 
 def _solid(kind: str, item: Any, size: tuple[float, float, float],

@@ -3,6 +3,7 @@ the status bar and the connection."""
 
 from __future__ import annotations
 
+import html
 import platform
 import time
 from importlib.metadata import PackageNotFoundError, version
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from app.teleop.session import TeleopSession
 
 TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this often
+STATUS_TEXT_MAX = 160  # a longer connection problem is cut (the tooltip has it whole)
 AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
     "right": Qt.DockWidgetArea.RightDockWidgetArea,
@@ -507,8 +509,12 @@ class MainWindow(QMainWindow):
         self._playback_badge.setVisible(bool(status.playback))
         colour = SESSION_COLOURS.get(status.session, "#aaa")
         where = status.playback or self.connection.choice.describe()
+        # Why there is no session (a refused password, an untrusted certificate) is news.
+        problem = status.detail if status.session in ("error", "offline") else ""
+        shown = problem if len(problem) <= STATUS_TEXT_MAX else \
+            problem[:STATUS_TEXT_MAX - 1] + "…"
         self._session_label.setText(f"<span style='color:{colour}'>●</span> {status.session}"
-                                    f" — {where}")
+                                    f" — {html.escape(shown or where, quote=False)}")
         self._session_label.setToolTip(status.detail or where)
         self._robots_label.setText(f"{status.robots_online} robot"
                                    f"{'' if status.robots_online == 1 else 's'} online")

@@ -7,8 +7,8 @@ import logging
 import threading
 from collections.abc import Callable
 
-from app.bus.config import DEFAULT_ENDPOINT, BusConfig, listen_endpoints
-from app.bus.session import BusSession
+from app.bus.config import DEFAULT_ENDPOINT, BusConfig, connect_endpoints, listen_endpoints
+from app.bus.session import BusError, BusSession
 from app.sim.robot import SimRobot
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,10 @@ def robot_factories(points: int, lidar_hz: float = DEFAULT_LIDAR_HZ,
 ROBOT_KINDS = ("rover", "humanoid", "car")
 
 
+class RobotsUnreachable(BusError):
+    """The hub opened, but the robots' sessions could not reach it."""
+
+
 def _reachable(endpoint: str) -> str:
     """A listen endpoint as a local client can connect to it (wildcards -> loopback)."""
     return endpoint.replace("/0.0.0.0:", "/127.0.0.1:").replace("/[::]:", "/[::1]:")
@@ -50,6 +54,7 @@ class SimFleet:
         config_file: str | None = None,
         lidar_hz: float = DEFAULT_LIDAR_HZ,
         camera_size: tuple[int, int] = DEFAULT_CAMERA_SIZE,
+        robot_config_file: str | None = None,
     ) -> None:
         unknown = [k for k in kinds if k not in ROBOT_KINDS]
         if unknown:
@@ -60,6 +65,8 @@ class SimFleet:
         self.listen = listen if listen is not None else [DEFAULT_ENDPOINT]
         self.connect = connect or []
         self.config_file = config_file  # the hub's zenoh config; listen/connect override it
+        # The robots' client config (TLS CA, user and password for a hub that wants them).
+        self.robot_config_file = robot_config_file
         self.hub: BusSession | None = None
         self._stopped = threading.Event()
 
@@ -67,11 +74,28 @@ class SimFleet:
         hub_config = BusConfig(mode="router", listen=self.listen, connect=self.connect,
                                config_file=self.config_file)
         self.hub = BusSession(hub_config)
+        try:
+            robot_config = self.robot_config()
+            for robot in self.robots:
+                robot.start(robot_config)
+                log.info("started %s (%s)", robot.robot_id, robot.model)
+        except BusError as exc:
+            self.stop()
+            raise RobotsUnreachable(f"the simulated robots cannot reach the hub: {exc}"
+                                    ) from None
+        except BaseException:
+            self.stop()
+            raise
+
+    def robot_config(self) -> BusConfig:
+        """The robots' client sessions: to the endpoints of their config file if it names
+        any, else to where the hub listens."""
+        if self.robot_config_file:
+            own = BusConfig(mode="client", config_file=self.robot_config_file).to_zenoh()
+            if connect_endpoints(own):
+                return BusConfig(mode="client", config_file=self.robot_config_file)
         targets = [_reachable(e) for e in self.hub_listen()] or self.connect
-        robot_config = BusConfig(mode="client", connect=targets)
-        for robot in self.robots:
-            robot.start(robot_config)
-            log.info("started %s (%s)", robot.robot_id, robot.model)
+        return BusConfig(mode="client", connect=targets, config_file=self.robot_config_file)
 
     def hub_listen(self) -> list[str]:
         """Where the hub listens: the given endpoints, else those of its config file."""

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.bus import catalog as catalog_mod
 from app.bus.catalog import Catalog
-from app.bus.config import BusConfig
+from app.bus.config import BusConfig, connect_endpoints
+from app.bus.diagnose import LinkCheck
 from app.bus.keys import DEFAULT_ROOT, UPLINK_SEGMENTS, robot_of
 from app.bus.presence import PresenceTracker, RobotPresence
 from app.bus.session import BusError, BusSession
@@ -59,6 +60,7 @@ class Station:
         self._lock = threading.Lock()
         self._traffic: Subscription | LogTraffic | None = None
         self._presence: PresenceTracker | None = None
+        self._link_check: LinkCheck | None = None  # why a retrying session has no link
         self._pending: tuple[BusConfig, bool] | LogReader | None = (config, simulation)
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -231,6 +233,7 @@ class Station:
                          detail="; ".join(reader.problems) if reader.problems else "")
 
     def _close_session(self) -> None:
+        self._link_check = None
         bus, self.bus = self.bus, None
         player, self.player = self.player, None
         self._traffic = self._presence = None
@@ -317,11 +320,16 @@ class Station:
         else:
             info = bus.zenoh.info
             linked = bool(info.peers_zid() or info.routers_zid())
-            if linked or not self.config.connect:
+            endpoints = connect_endpoints(bus.zenoh_config)
+            if linked or not endpoints:
+                self._link_check = None
                 changes.update(session="online", detail="")
             else:
-                changes.update(session="offline",
-                               detail="no link to " + ", ".join(self.config.connect))
+                if self._link_check is None:
+                    self._link_check = LinkCheck(bus.zenoh_config)
+                reason = self._link_check.reason()
+                changes.update(session="offline", detail=f"cannot connect to {reason}"
+                               if reason else "no link to " + ", ".join(endpoints))
         self._set_status(**changes)
 
     def _fetch_catalogs(self) -> None:

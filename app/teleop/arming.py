@@ -7,7 +7,8 @@ a limit, the deadman held, the input connected and read recently, no e-stop, no 
 fault, the window focused (when focus counts) and the command clock on time. Any loss of
 control sends the stop of the last command (velocities zero, hand and gear held) for
 ``stop_count`` steps, then nothing. Arming again needs the deadman released and pressed
-once everything else is fine, so a link that comes back never lurches the robot.
+once everything else is fine, so a link that comes back never lurches the robot, and a
+deadman held while the operator picks another robot never drives that one.
 Every comparison is written so that NaN fails safe (a NaN age is a lost link).
 """
 
@@ -174,10 +175,14 @@ class ArmingMachine:
         # Set while the deadman is held through anything that forbids driving (and at
         # start): arming needs it released and pressed again.
         self._latched = True
+        self._robot = ""  # the robot the last steps were for
+
 
     def step(self, obs: Observation, command: Callable[[], Motion]) -> Step:
         """``command`` makes the motion asked for; it is called only when ARMED (so
         the hand's trigger integration stands still while disarmed)."""
+        if obs.link.robot != self._robot:  # a deadman held across a switch: not for this one
+            self._robot, self._latched = obs.link.robot, True
         blocked = _blocked(obs, self.config)
         if not obs.deadman:
             self._latched = False

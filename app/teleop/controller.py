@@ -86,6 +86,10 @@ class TeleopController:
         self._sent = 0
         self._send_errors = 0
 
+    @property
+    def config(self) -> ArmingConfig:
+        return self._machine.config
+
     # -- life ---------------------------------------------------------------------------
     def start(self) -> None:
         self._clock.start()

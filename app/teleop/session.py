@@ -42,6 +42,10 @@ class TeleopSession:
                  focus_disarms: bool = True) -> None:
         self._station = station
         self._lock = threading.Lock()
+        self._sending = threading.Lock()  # one robot's commands at a time on the wire
+        # Robots switched and none driven since: the controller's stops are the old robot's,
+        # which select() sent it.
+        self._switched = False
         self._robot: str | None = None
         self._adapter: OutputAdapter | None = None
         self._adapter_catalog: object = None  # the catalog the adapter was chosen from
@@ -56,15 +60,23 @@ class TeleopSession:
 
     # -- what the operator does ------------------------------------------------------------
     def select(self, robot_id: str | None) -> None:
-        """Drive ``robot_id`` (None: nobody). The old robot gets its stops first."""
-        with self._lock:
-            if robot_id == self._robot:
-                return
-            old_estop = self._estop
-            self._robot = robot_id
-            self._adapter = None
-            self._estop = EStopSender.for_station(self._station, robot_id) \
-                if robot_id else None
+        """Drive ``robot_id`` (None: nobody). The old robot, if anything was sent to it, gets
+        its stops first and nothing after them; the new one waits for the deadman to be
+        pressed again (the arming machine sees the switch)."""
+        with self._sending:
+            with self._lock:
+                if robot_id == self._robot:
+                    return
+                old_estop, old_adapter = self._estop, self._adapter
+                self._robot = robot_id
+                self._adapter = None
+                self._estop = EStopSender.for_station(self._station, robot_id) \
+                    if robot_id else None
+            if old_adapter is not None:
+                now = time.monotonic()
+                for _ in range(self.controller.config.stop_count):
+                    self._wire.send(old_adapter.stop(next_seq(), now))
+            self._switched = True
         self._link.select(robot_id)
         if old_estop is not None:
             old_estop.close()
@@ -115,13 +127,20 @@ class TeleopSession:
                           bool(status is not None and status.estop), fault, battery)
 
     def _send(self, motion: Motion, armed: bool) -> None:
-        adapter = self._adapter_now()
-        if adapter is None:
-            return
-        seq, now = next_seq(), time.monotonic()
-        outgoing = adapter.messages(motion, seq, now) if armed else adapter.stop(seq, now)
-        if self._wire.send(outgoing):
-            self._link.sent(seq, now)
+        with self._sending:  # never alongside select(): a robot's stops are its last word
+            adapter = self._adapter_now()
+            # A step decided for the robot selected before a switch is not the new one's,
+            # nor are the stops of control lost over there (its hand, its gear).
+            if adapter is None or adapter.robot_id != self._last_link.selected:
+                return
+            if armed:
+                self._switched = False
+            elif self._switched:
+                return
+            seq, now = next_seq(), time.monotonic()
+            outgoing = adapter.messages(motion, seq, now) if armed else adapter.stop(seq, now)
+            if self._wire.send(outgoing):
+                self._link.sent(seq, now)
 
     def _adapter_now(self) -> OutputAdapter | None:
         with self._lock:

@@ -396,11 +396,14 @@ def test_scene_update_every_primitive() -> None:
     (entity,) = result.entities
     assert (entity.id, entity.frame_id, entity.stamp, entity.lifetime_s) == \
         ("car-1", "map", 12.5, 2.25)
-    assert entity.label == "kind: car\n1 model(s) not shown (meshes are not loaded)"
+    assert entity.label == "kind: car\nmodel not loaded: package://car.glb"
     kinds = [p.kind for p in entity.primitives]
     assert kinds == ["arrow", "cube", "sphere", "cylinder", "line_strip", "line_loop", "lines",
-                     "triangles", "text"]
-    arrow, cube, sphere, cylinder, strip, loop, lines, triangles, text = entity.primitives
+                     "triangles", "text", "text"]
+    arrow, cube, sphere, cylinder, strip, loop, lines, triangles, text, model = \
+        entity.primitives
+    assert model.text == "model not loaded: package://car.glb"
+    assert model.pose == (0, 0, 0, 0, 0, 0, 1)
     assert arrow.pose == (1, 0, 0, 0, 0, 0, 1) and arrow.size == pytest.approx((1.3, 0.1, 0.2))
     assert arrow.color == (1, 0, 0, 1)
     assert cube.size == (4, 2, 1.5) and cube.pose == pytest.approx((0, 0, 1, 0, 0, S, S))
@@ -418,6 +421,20 @@ def test_scene_update_every_primitive() -> None:
     np.testing.assert_array_equal(triangles.indices, [0, 1, 2, 2, 1, 3])
     assert triangles.colors.shape == (4, 4)
     assert text.text == "hello" and text.size == (0.5, 0.5, 0.5) and text.pose[2] == 2
+
+
+def test_scene_update_models_are_named_never_loaded() -> None:
+    long_url = "http://example.com/\n" + "a" * 500
+    message = new("foxglove.SceneUpdate", entities=[{"id": "m", "models": [
+        {"pose": pose((1, 2, 3)), "url": long_url},
+        {"pose": pose(), "mediaType": "model/gltf-binary", "data": b"glTF" + bytes(60)},
+    ]}])
+    (entity,) = convert(message).entities
+    url_text = "model not loaded: http://example.com/?" + "a" * 180 + "…"
+    embedded_text = "model not loaded: embedded model/gltf-binary (64 bytes)"
+    assert [p.text for p in entity.primitives] == [url_text, embedded_text]
+    assert entity.primitives[0].pose[:3] == (1, 2, 3)
+    assert entity.label == f"{url_text}\n{embedded_text}"
 
 
 def test_scene_update_delete_all_and_defaults() -> None:
@@ -442,7 +459,7 @@ def test_scene_update_leaves_out_non_finite_primitives() -> None:
     entity["texts"][0]["pose"]["orientation"]["w"] = math.nan
     (result,) = convert(new("foxglove.SceneUpdate", entities=[entity])).entities
     assert [p.kind for p in result.primitives] == ["arrow", "sphere", "cylinder", "line_loop",
-                                                   "lines", "triangles"]
+                                                   "lines", "triangles", "text"]  # the model
     assert "3 primitive(s) with values that are not finite not shown" in result.label
 
 

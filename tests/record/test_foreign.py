@@ -295,11 +295,12 @@ def test_scene_update_every_primitive(translated: dict) -> None:
     assert isinstance(change, SceneChange)
     (car,) = change.entities
     assert (car.id, car.frame_id, car.stamp, car.lifetime_s) == ("car-1", "map", T0 + 0.5, 2.25)
-    assert car.label == "kind: car\n1 model(s) not shown (meshes are not loaded)"
+    assert car.label == "kind: car\nmodel not loaded: package://car.glb"
     assert [p.kind for p in car.primitives] == [
         "arrow", "cube", "sphere", "cylinder", "line_strip", "line_loop", "lines", "triangles",
-        "text"]
-    arrow, cube, sphere, cylinder, strip, loop, lines, triangles, text = car.primitives
+        "text", "text"]
+    arrow, cube, sphere, cylinder, strip, loop, lines, triangles, text, model = car.primitives
+    assert model.text == "model not loaded: package://car.glb"
     assert cube.pose == pytest.approx((0, 0, 1, 0, 0, S, S))
     assert (cube.size, cube.color) == ((4, 2, 1.5), (0, 1, 0, 0.5))
     assert arrow.size == pytest.approx((1.3, 0.1, 0.2)) and arrow.color == (1, 0, 0, 1)

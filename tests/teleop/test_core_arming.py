@@ -140,7 +140,7 @@ def test_estop_released_with_deadman_held_does_not_drive():
 
 def test_slow_link_scales_speeds_down():
     machine = armed_machine()
-    link = LinkStatus(robot="r", online=True, data_at=NOW - 0.325)  # halfway to the limit
+    link = LinkStatus(robot="rover-1", online=True, data_at=NOW - 0.325)  # halfway to the limit
     step = machine.step(live(link=link), lambda: DRIVE)
     assert step.armed
     floor = CONFIG.slow_link_floor
@@ -154,14 +154,14 @@ def test_slow_link_scales_speeds_down():
 
 
 def test_high_latency_scales_too():
-    link = LinkStatus(robot="r", online=True, data_at=NOW, latency=0.6)
+    link = LinkStatus(robot="rover-1", online=True, data_at=NOW, latency=0.6)
     step = armed_machine().step(live(link=link), lambda: DRIVE)
     assert step.armed and step.scale == pytest.approx(CONFIG.slow_link_floor)
     assert step.scale_reason == "link slow: latency 600 ms"
 
 
 def test_low_battery_limits_with_its_reason():
-    link = LinkStatus(robot="r", online=True, data_at=NOW, battery=12.0)
+    link = LinkStatus(robot="rover-1", online=True, data_at=NOW, battery=12.0)
     step = armed_machine().step(live(link=link), lambda: DRIVE)
     assert step.armed and step.scale == CONFIG.battery_low_scale
     assert step.scale_reason == "battery low: 12 %"
@@ -268,6 +268,16 @@ def test_no_motion_without_control_and_every_loss_stops_at_once(cases, stop_coun
             if previous is not None and previous.armed:
                 assert step.send is not None and not nonzero(step.send)
         previous = step
+
+
+def test_another_robot_is_not_driven_by_a_deadman_held_across_the_switch():
+    machine = armed_machine()
+    switched = live(link=LinkStatus(robot="humanoid-1", online=True, data_at=NOW))
+    step = machine.step(switched, lambda: DRIVE)
+    assert not step.armed
+    assert step.reason == "release the deadman and press it again to drive"
+    machine.step(replace(switched, deadman=False), lambda: DRIVE)
+    assert machine.step(switched, lambda: DRIVE).armed
 
 
 def test_a_failing_command_stops_and_needs_a_new_press():

@@ -1,0 +1,80 @@
+"""Commands go only to the robot the operator chose: with a rover, a humanoid and a car
+online, teleop and e-stop land on the selected robot's command keys alone, and switching
+robots with the deadman still held sends the old one its stop burst and nothing more, and
+does not drive the new one until the deadman is pressed again."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from app.bus.config import BusConfig
+from app.sim.fleet import SimFleet
+from app.station.station import Station
+from app.teleop.arming import Arming
+from app.teleop.session import TeleopSession
+from tests.bus.helpers import wait_for
+from tests.teleop.heard import Heard, Pad
+
+pytestmark = pytest.mark.slow
+STOPS = 3  # the arming machine's stop_count
+
+
+@pytest.fixture
+def fleet(free_endpoint: str) -> Iterator[SimFleet]:
+    with SimFleet(["rover", "humanoid", "car"], listen=[free_endpoint], points=2_000) as fleet:
+        yield fleet
+
+
+@pytest.fixture
+def session(fleet: SimFleet, free_endpoint: str) -> Iterator[TeleopSession]:
+    station = Station(BusConfig(mode="peer", connect=[free_endpoint]))
+    session = TeleopSession(station, focus_disarms=False)
+    try:
+        wait_for(lambda: sum(bool(r.online and r.catalog) for r in station.robots()) == 3, 15)
+        yield session
+    finally:
+        session.close()
+        station.close()
+
+
+def test_commands_reach_only_the_chosen_robot(fleet: SimFleet,
+                                              session: TeleopSession) -> None:
+    heard = Heard(fleet)
+    pad = Pad(session)
+    try:
+        session.select("rover-1")
+        wait_for(lambda: session.status().link.live, 8)
+        pad.deadman = True
+        wait_for(lambda: any(c.moving for c in heard.of("rover-1")), 3)
+        assert session.status().teleop.state is Arming.ARMED
+        assert heard.of("humanoid-1") == heard.of("car-1") == []
+
+        # The operator picks the humanoid, the deadman still held.
+        switched = time.monotonic()
+        session.select("humanoid-1")
+        time.sleep(0.8)
+        after = heard.of("rover-1", since=switched)
+        assert [c.what for c in after] == ["teleop"] * STOPS
+        assert not any(c.moving for c in after)
+        assert max(c.at for c in after) - switched < 0.3  # at once, then nothing
+        assert heard.of("humanoid-1") == []  # a deadman held across the switch drives nobody
+        assert session.status().teleop.reason == \
+            "release the deadman and press it again to drive"
+
+        pad.deadman = False
+        time.sleep(0.2)
+        pad.deadman = True
+        wait_for(lambda: any(c.moving for c in heard.of("humanoid-1")), 3)
+        assert {c.key for c in heard.of("humanoid-1")} == {"fleet/humanoid-1/motor"}
+
+        session.engage_estop()
+        wait_for(lambda: any(c.what == "estop" for c in heard.of("humanoid-1")), 3)
+        assert {c.key for c in heard.of("humanoid-1") if c.what == "estop"} == {
+            "fleet/humanoid-1/command/estop"}
+        assert heard.of("rover-1", since=switched) == after  # nothing more for the rover
+        assert heard.of("car-1") == []  # never chosen: never commanded
+    finally:
+        pad.close()
