@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 PRESENCE_SETTLE_S = 1.0
 MAX_LIDAR_HZ = 100.0  # the simulated robots tick at 100 Hz
 MAX_CAMERA_SIDE = 7680
+MAX_FLEET = 1000
 CONNECT_WAIT_S = 10.0
 
 
@@ -96,6 +97,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim = command("sim", "run the simulated fleet")
     sim.add_argument("--robots", default="rover,humanoid,car",
                      help="comma-separated: rover, humanoid, car (default all)")
+    sim.add_argument("--fleet", type=int, metavar="N",
+                     help="a depot of N robots instead (half rovers, a quarter humanoids, a "
+                          "quarter cars), every one a client of the one router")
+    sim.add_argument("--heavy", type=int, default=1, metavar="K",
+                     help="with --fleet: the first K robots of each kind carry their full "
+                          "sensors (lidar cloud, cameras; default 1), the others small topics")
     sim.add_argument("--points", type=int, default=200_000,
                      help="rover point-cloud size (default 200000; up to 1000000 and more)")
     sim.add_argument("--lidar-hz", type=float, default=5.0, metavar="HZ",
@@ -310,19 +317,26 @@ def _camera_size(text: str) -> tuple[int, int]:
 
 
 def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
-    from app.sim.fleet import RobotsUnreachable, SimFleet
+    from app.sim.fleet import RobotsUnreachable, SimFleet, depot_robots
 
     kinds = [k.strip() for k in args.robots.split(",") if k.strip()]
+    if args.fleet is not None and not 1 <= args.fleet <= MAX_FLEET:
+        raise CliError(f"--fleet must be 1 to {MAX_FLEET} robots")
+    if args.heavy < 0:
+        raise CliError("--heavy must be 0 or more")
     if args.points < 1:
         raise CliError("--points must be positive")
     if not (math.isfinite(args.lidar_hz) and 0 < args.lidar_hz <= MAX_LIDAR_HZ):
         raise CliError(f"--lidar-hz must be more than 0 and at most {MAX_LIDAR_HZ:g}")
     camera = _camera_size(args.camera)
     listen = args.listen or ([] if args.connect or args.zenoh_config else [DEFAULT_ENDPOINT])
+    depot = None if args.fleet is None else depot_robots(
+        args.fleet, args.heavy, args.points, args.lidar_hz, camera)
     try:
         fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points,
                          config_file=args.zenoh_config, lidar_hz=args.lidar_hz,
-                         camera_size=camera, robot_config_file=args.robot_config)
+                         camera_size=camera, robot_config_file=args.robot_config,
+                         robots=depot)
         fleet.start()
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
@@ -333,13 +347,21 @@ def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
         raise CliError(f"{exc} — is another sim already listening there?") from None
     try:
         where = ", ".join(fleet.hub_listen() or args.connect or [])
-        out(f"simulated fleet on {where}: "
-            + ", ".join(f"{r.robot_id} ({r.model})" for r in fleet.robots)
-            + " — Ctrl-C to stop")
+        out(f"simulated fleet on {where}: {_fleet_summary(fleet.robots)} — Ctrl-C to stop")
         _wait_for_signal(args.exit_with_stdin)
     finally:
         fleet.stop()
     return 0
+
+
+def _fleet_summary(robots: Sequence[Any]) -> str:
+    """Each robot by id and model, or for a depot the count of each model."""
+    if len(robots) <= 6:
+        return ", ".join(f"{r.robot_id} ({r.model})" for r in robots)
+    models: dict[str, int] = {}
+    for robot in robots:
+        models[robot.model] = models.get(robot.model, 0) + 1
+    return f"{len(robots)} robots (" + ", ".join(f"{n} {m}" for m, n in models.items()) + ")"
 
 
 def cmd_gui(args: argparse.Namespace, out: Callable[[str], None]) -> int:

@@ -33,6 +33,47 @@ def robot_factories(points: int, lidar_hz: float = DEFAULT_LIDAR_HZ,
 
 
 ROBOT_KINDS = ("rover", "humanoid", "car")
+# A depot's mix, repeated: half rovers, a quarter humanoids, a quarter cars.
+DEPOT_MIX = ("rover", "humanoid", "rover", "car")
+DEPOT_SPACING_M = 25.0  # rovers and humanoids stand on a grid this wide around the datum
+DEPOT_ROW = 10  # robots per row of that grid
+# A light depot robot ticks and publishes slower than a robot under test: its small topics
+# at most at 10 Hz, as a depot's fleet link carries them (a hundred full-rate humanoids would
+# need three cores of this machine's two just to simulate).
+DEPOT_TICK_HZ = 20.0
+DEPOT_MAX_RATE_HZ = 10.0
+
+
+def depot_robots(count: int, heavy: int = 1, points: int = 200_000,
+                 lidar_hz: float = DEFAULT_LIDAR_HZ,
+                 camera_size: tuple[int, int] = DEFAULT_CAMERA_SIZE) -> list[SimRobot]:
+    """``count`` robots of the depot mix, ``rover-1``, ``humanoid-1``, ``rover-2``,
+    ``car-1``...: the first ``heavy`` of each kind with their full sensors (lidar cloud,
+    cameras), the others with their small topics only. Rovers and humanoids stand apart on
+    a grid around the shared datum; each car drives its own street (its own ``map``)."""
+    from app.sim.car import SimCar
+    from app.sim.humanoid import SimHumanoid
+    from app.sim.kinematics import Pose2D
+    from app.sim.rover import SimRover
+
+    robots: list[SimRobot] = []
+    numbers: dict[str, int] = {}
+    for index in range(count):
+        kind = DEPOT_MIX[index % len(DEPOT_MIX)]
+        number = numbers[kind] = numbers.get(kind, 0) + 1
+        robot_id, full = f"{kind}-{number}", number <= heavy
+        row, column = divmod(index, DEPOT_ROW)
+        start = Pose2D(column * DEPOT_SPACING_M, row * DEPOT_SPACING_M)
+        if kind == "rover":
+            robots.append(SimRover(robot_id, points=points, lidar_hz=lidar_hz,
+                                   camera_size=camera_size, sensors=full, start=start))
+        elif kind == "humanoid":
+            robots.append(SimHumanoid(robot_id, camera=full, start=start))
+        else:
+            robots.append(SimCar(robot_id))
+        if not full:
+            robots[-1].tick_hz, robots[-1].max_rate_hz = DEPOT_TICK_HZ, DEPOT_MAX_RATE_HZ
+    return robots
 
 
 class RobotsUnreachable(BusError):
@@ -55,13 +96,16 @@ class SimFleet:
         lidar_hz: float = DEFAULT_LIDAR_HZ,
         camera_size: tuple[int, int] = DEFAULT_CAMERA_SIZE,
         robot_config_file: str | None = None,
+        robots: list[SimRobot] | None = None,
     ) -> None:
+        """The robots: one of each of ``kinds``, or ``robots`` as they are given (e.g.
+        :func:`depot_robots`)."""
         unknown = [k for k in kinds if k not in ROBOT_KINDS]
         if unknown:
             raise ValueError(f"unknown robot kind(s): {', '.join(unknown)}; "
                              f"choose from {', '.join(ROBOT_KINDS)}")
         factories = robot_factories(points, lidar_hz, camera_size)
-        self.robots = [factories[kind]() for kind in kinds]
+        self.robots = robots if robots is not None else [factories[kind]() for kind in kinds]
         self.listen = listen if listen is not None else [DEFAULT_ENDPOINT]
         self.connect = connect or []
         self.config_file = config_file  # the hub's zenoh config; listen/connect override it

@@ -101,9 +101,14 @@ class SimHumanoid(SimRobot):
         name: str = "Sim humanoid",
         root: str = DEFAULT_ROOT,
         faults: FaultSchedule | None = None,
+        camera: bool = True,
+        start: Pose2D | None = None,
     ) -> None:
+        """``camera=False``: no vision topic (a depot's light humanoid); ``start``: where
+        it stands (default the datum)."""
         super().__init__(robot_id, name, root)
-        self.base = Unicycle(Pose2D(), max_linear=MAX_SPEED, max_angular=MAX_TURN_RATE)
+        self.has_camera = camera
+        self.base = Unicycle(start or Pose2D(), max_linear=MAX_SPEED, max_angular=MAX_TURN_RATE)
         self.gait = Gait(MAX_SPEED, MAX_TURN_RATE)
         self.hand = Hand()
         self.battery = Battery()
@@ -123,7 +128,8 @@ class SimHumanoid(SimRobot):
         self._rng = np.random.default_rng()
 
     def setup(self) -> None:
-        self.add_topic("vision", "bow.ImageSamples", 10.0, self._vision, BASE_LINK)
+        if self.has_camera:
+            self.add_topic("vision", "bow.ImageSamples", 10.0, self._vision, BASE_LINK)
         self.add_topic("proprioception", "bow.ProprioceptionSample", 30.0, self._proprioception,
                        BASE_LINK)
         self.add_topic("exteroception", "bow.ExteroceptionSample", 50.0, self._exteroception,

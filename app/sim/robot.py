@@ -70,6 +70,10 @@ class SimRobot:
 
     def __init__(self, robot_id: str, name: str, root: str = DEFAULT_ROOT) -> None:
         self.robot_id = robot_id
+        self.tick_hz = TICK_HZ
+        # A cap on every periodic topic's rate (a depot's light robot: app.sim.fleet); its
+        # catalog lists the capped rates.
+        self.max_rate_hz = math.inf
         self.name = name
         self.root = root
         self.topics: list[Topic] = []
@@ -96,6 +100,8 @@ class SimRobot:
     ) -> Topic:
         """``frame_id``: the frame of the data when its type carries none (isaac clouds,
         detections, images; bow samples); "" for types that name their frame."""
+        if rate_hz > 0:
+            rate_hz = min(rate_hz, self.max_rate_hz)
         topic = Topic(self.key(suffix), type_name, rate_hz, produce, frame_id)
         self.topics.append(topic)
         return topic
@@ -143,7 +149,7 @@ class SimRobot:
             self.bus.close()
 
     def _run(self) -> None:
-        period = 1.0 / TICK_HZ
+        period = 1.0 / self.tick_hz
         last = time.monotonic()
         while not self._stop.is_set():
             now = time.monotonic()
@@ -155,7 +161,7 @@ class SimRobot:
 
     def _advance(self, last: float, now: float) -> None:
         """Steps the physics from ``last`` to ``now`` in steps of at most MAX_STEP_S."""
-        steps = max(1, math.ceil((now - last) / MAX_STEP_S))
+        steps = max(1, math.ceil((now - last) / max(MAX_STEP_S, 1.0 / self.tick_hz)))
         dt = (now - last) / steps
         for index in range(1, steps):
             self.step(last + index * dt, dt)

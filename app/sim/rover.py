@@ -73,12 +73,17 @@ class SimRover(SimRobot):
         root: str = DEFAULT_ROOT,
         lidar_hz: float = LIDAR_HZ,
         camera_size: tuple[int, int] = CAMERA_SIZE,
+        sensors: bool = True,
+        start: Pose2D | None = None,
     ) -> None:
+        """``sensors=False``: no lidar, camera, transforms or scene (a depot's light
+        rover); ``start``: where it stands in its ``world`` frame (default the datum)."""
         super().__init__(robot_id, name, root)
         self.points = points
         self.lidar_hz = lidar_hz
         self.camera_size = camera_size
-        self.base = Unicycle(Pose2D())
+        self.sensors = sensors
+        self.base = Unicycle(start or Pose2D())
         self.controls = RoverControls()
         self.battery = Battery()
         start = time.monotonic()
@@ -126,6 +131,8 @@ class SimRover(SimRobot):
             self._suffix(uplink_key(self.robot_id, "reportedShape", self.root)),
             DIRECTIVES_SUFFIX,
         )
+        if not self.sensors:
+            return
         width, height = self.camera_size
         RoverSensors(self.scene, self.points, width, height, lidar_hz=self.lidar_hz).register(
             self, lambda: self.base.pose)

@@ -148,9 +148,7 @@ class RoverMap:
     def _object_ops(self, now: float) -> list[Any]:
         pose = self._pose()
         stamp = unix_ms()
-        near = [obj for obj in self.scene.objects(now)
-                if math.hypot(obj.position[0] - pose.x, obj.position[1] - pose.y)
-                <= TRACK_RANGE_M]
+        near = self.scene.objects_near(now, pose.x, pose.y, TRACK_RANGE_M)
         messages = []
         for obj in near:
             message, op = self._uplink("object", stamp)

@@ -235,6 +235,22 @@ class SyntheticScene:
         self._last = (t, objects)
         return list(objects)
 
+    def objects_near(self, t: float, x: float, y: float, radius: float) -> list[SceneObject]:
+        """The objects whose centre is within ``radius`` m of (x, y) at time t; those farther
+        off are not built (a person's limbs are most of the scene's cost)."""
+        def near(px: float, py: float) -> bool:
+            return math.hypot(px - x, py - y) <= radius
+
+        found = [o for o in self._statics_built if near(o.position[0], o.position[1])]
+        for walker in self._walkers:
+            state = walker.route.at(t)
+            if near(state[0], state[1]):
+                found.append(_person(walker.id, state, walker.shirt))
+        vehicle = self._vehicle.at(t)
+        if near(vehicle[0], vehicle[1]):
+            found.append(_vehicle("vehicle-1", vehicle))
+        return found
+
 
 # -- object builders ----------------------------------------------------------------------------
 BOX_COLOR: Color = (176, 124, 72)
