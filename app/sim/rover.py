@@ -86,9 +86,9 @@ class SimRover(SimRobot):
         self.base = Unicycle(start or Pose2D())
         self.controls = RoverControls()
         self.battery = Battery()
-        start = time.monotonic()
-        self.faults = FaultCycle(FAULT_PERIOD_S, robot_id, start)
-        self.gnss = GnssFix(robot_id, start)
+        booted = time.monotonic()
+        self.faults = FaultCycle(FAULT_PERIOD_S, robot_id, booted)
+        self.gnss = GnssFix(robot_id, booted)
         self.estop = False
         self.estop_reason = ""
         self.last_seq = 0
@@ -97,11 +97,11 @@ class SimRover(SimRobot):
         self.odometer_m = 0.0
         self.motor_load = 0.0  # 0..1
         self.motor_temp_c = MOTOR_AMBIENT_C
-        self._boot = start
-        self._now = start  # the loop's clock, for commands (drained between steps)
+        self._boot = booted
+        self._now = booted  # the loop's clock, for commands (drained between steps)
         self._teleop_at = -math.inf
         self._fault_queue: deque[FaultEvent] = deque()
-        self._fault_repeated_at = start
+        self._fault_repeated_at = booted
         self._messages: deque[tuple[str, str]] = deque(maxlen=32)
         self._status_now = False
         self._caps_now = False
