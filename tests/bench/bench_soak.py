@@ -1,22 +1,24 @@
-"""Soak: the station window on the full simulated fleet (default layout "Field laptop", a
-fresh config folder) for 30 minutes, its resident memory sampled once a second; reports
-the growth from minute 1 to the end as a ratio (end RSS / minute-1 RSS, target ≤ 1.05).
+"""Soak: the station window (default layout "Field laptop", a fresh config folder) on a
+simulated depot of 100 robots (``fieldstation sim --fleet 100``, a process of its own; the
+window connected to its router as a client, as at a depot) for an hour, its resident memory
+sampled once a second; reports the growth from minute 5 to the end as a ratio (end RSS /
+minute-5 RSS, target ≤ 1.05). Minute 5, not 1: the window's black box fills for its first
+minute (up to its 256 MB bound) and the plots' windows for their first minutes.
 
 The app is launched as ``python -m app.cli`` like a user would; only its own process is
-measured (VmRSS of /proc/PID/status); the embedded fleet, its child process, is reported
-on a line of its own. Both figures are medians of the 5 samples up to the reference time
-and up to the end, so one allocation spike does not decide the verdict. At the end the
-window is closed with SIGTERM (it saves its layout and stops the fleet); a fleet left
-running is killed and reported as an error.
+measured (VmRSS of /proc/PID/status); the fleet's process is reported on a line of its own.
+Both figures are medians of the 5 samples up to the reference time and up to the end, so one
+allocation spike does not decide the verdict. At the end the window is closed with SIGTERM
+(it saves its layout); a window that does not close is killed and reported as an error.
 
-``FIELDSTATION_SOAK_S`` sets the length (default 1800 s; short mode 20 s with the
-reference at 10 s instead of 60 s); ``FIELDSTATION_SOAK_CSV=FILE`` writes every sample.
-Run under a display (an Xvfb server is started when there is none).
+``FIELDSTATION_SOAK_S`` sets the length (default 3600 s; short mode 20 s with the reference
+at 10 s), ``FIELDSTATION_SOAK_FLEET`` the depot's size (default 100; short mode 12);
+``FIELDSTATION_SOAK_CSV=FILE`` writes every sample. Run under a display (an Xvfb server is
+started when there is none).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import statistics
@@ -27,80 +29,59 @@ import time
 from pathlib import Path
 
 from app.qt.mem_probe import rss_kib
+from tests.bench.bench_fleet import start_fleet, stop_fleet
 from tests.bench.bench_startup import REPO, display_env
 from tests.bench.common import fmt_mib, report, short_mode
+from tests.conftest import free_port
 
 TARGET = 1.05
 SMOOTH = 5  # samples in each median
 CLOSE_TIMEOUT_S = 20
 
 
-def children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        with contextlib.suppress(OSError):
-            found += [int(c) for c in task.read_text().split()]
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # a zombie is not running: it only waits for its parent to reap it
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
 def lengths() -> tuple[float, float]:
     """(total seconds, reference seconds)."""
-    default = 20.0 if short_mode() else 1800.0
+    default = 20.0 if short_mode() else 3600.0
     total = float(os.environ.get("FIELDSTATION_SOAK_S", "") or default)
-    reference = 10.0 if short_mode() else 60.0
+    reference = 10.0 if short_mode() else 300.0
     return total, min(reference, total / 2)
+
+
+def fleet_size() -> int:
+    return int(os.environ.get("FIELDSTATION_SOAK_FLEET", "") or (12 if short_mode() else 100))
 
 
 def clock(seconds: float) -> str:
     return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
-def close(app: subprocess.Popen[str], fleet: list[int]) -> str:
-    """Closes the window; returns what went wrong ('' when all went away cleanly)."""
-    problems = []
-    if app.poll() is None:
-        app.send_signal(signal.SIGTERM)
-        try:
-            app.wait(timeout=CLOSE_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            app.kill()
-            app.wait()
-            problems.append(f"the window did not close within {CLOSE_TIMEOUT_S} s (killed)")
-    deadline = time.monotonic() + 10
-    while any(alive(pid) for pid in fleet) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    for pid in fleet:
-        if alive(pid):
-            os.kill(pid, signal.SIGKILL)
-            problems.append(f"the fleet (pid {pid}) outlived the window (killed)")
-    return "; ".join(problems)
+def close(app: subprocess.Popen[str]) -> str:
+    """Closes the window; returns what went wrong ('' when it went away cleanly)."""
+    if app.poll() is not None:
+        return ""
+    app.send_signal(signal.SIGTERM)
+    try:
+        app.wait(timeout=CLOSE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        app.kill()
+        app.wait()
+        return f"the window did not close within {CLOSE_TIMEOUT_S} s (killed)"
+    return ""
 
 
-def soak(env: dict[str, str], total_s: float) -> list[tuple[float, int, int]]:
+def soak(env: dict[str, str], total_s: float, robots: int) -> list[tuple[float, int, int]]:
     """(seconds since launch, app RSS KiB, fleet RSS KiB) once a second."""
     samples: list[tuple[float, int, int]] = []
     progress_every = 5 if short_mode() else 60
+    endpoint = f"tcp/127.0.0.1:{free_port()}"
+    fleet = start_fleet(robots, endpoint)
     with tempfile.TemporaryDirectory(prefix="fs-soak-") as config:
         app = subprocess.Popen(
-            [sys.executable, "-m", "app.cli"], cwd=REPO, text=True,
+            [sys.executable, "-m", "app.cli", "--no-sim", "--mode", "client",
+             "--connect", endpoint], cwd=REPO, text=True,
             env={**env, "FIELDSTATION_CONFIG_DIR": config},
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
-        fleet: list[int] = []
         problem = ""
         try:
             started = time.monotonic()
@@ -111,9 +92,8 @@ def soak(env: dict[str, str], total_s: float) -> list[tuple[float, int, int]]:
                 if app.poll() is not None:
                     problem = f"the app exited early with status {app.returncode}"
                     break
-                fleet = fleet or children(app.pid)
                 app_kib = rss_kib(app.pid) or 0
-                fleet_kib = sum(rss_kib(pid) or 0 for pid in fleet)
+                fleet_kib = rss_kib(fleet.pid) or 0
                 elapsed = time.monotonic() - started
                 samples.append((elapsed, app_kib, fleet_kib))
                 if tick % progress_every == 0:
@@ -121,11 +101,10 @@ def soak(env: dict[str, str], total_s: float) -> list[tuple[float, int, int]]:
                           f"fleet {fmt_mib(fleet_kib)}", flush=True)
                 if elapsed >= total_s:
                     break
-            if not fleet:
-                problem = problem or "no embedded fleet process was seen"
         finally:
-            closing = close(app, fleet)
+            closing = close(app)
             stderr = app.stderr.read() if app.stderr else ""
+            stop_fleet(fleet)
         if not closing and app.returncode != 0:
             closing = f"the window exited {app.returncode} when closed"
         elif not closing and not (Path(config) / "last-layout.json").is_file():
@@ -144,10 +123,11 @@ def around(samples: list[tuple[float, int, int]], seconds: float, column: int) -
 
 def run() -> list[str]:
     total_s, reference_s = lengths()
-    print(f"soak: the window on the simulated fleet for {clock(total_s)} "
+    robots = fleet_size()
+    print(f"soak: the window on a simulated depot of {robots} robots for {clock(total_s)} "
           f"(reference at {clock(reference_s)})", flush=True)
     with display_env() as env:
-        samples = soak(env, total_s)
+        samples = soak(env, total_s, robots)
     csv = os.environ.get("FIELDSTATION_SOAK_CSV")
     if csv:
         Path(csv).write_text("seconds,app_kib,fleet_kib\n" + "".join(
@@ -156,11 +136,11 @@ def run() -> list[str]:
     lines = [
         report(f"soak RSS growth, app ({clock(reference_s)} -> {clock(end)}: end / start)",
                around(samples, end, 1), around(samples, reference_s, 1), TARGET, fmt_mib),
-        report(f"soak RSS growth, embedded fleet ({clock(reference_s)} -> {clock(end)})",
+        report(f"soak RSS growth, the depot's process ({clock(reference_s)} -> {clock(end)})",
                around(samples, end, 2), around(samples, reference_s, 2), fmt=fmt_mib),
     ]
     peak = max(s[1] for s in samples)
-    line = f"soak: app peak RSS {fmt_mib(peak)}; window closed, fleet gone"
+    line = f"soak: app peak RSS {fmt_mib(peak)}; window closed"
     print(line, flush=True)
     return [*lines, line]
 
