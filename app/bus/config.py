@@ -12,6 +12,9 @@ import zenoh
 DEFAULT_ENDPOINT = "tcp/127.0.0.1:7447"
 LEASE_MS = 3000  # a silently vanished robot is reported offline within this
 CONNECT_TIMEOUT_MS = 3000
+# A lost link (a restarted router, a robot back on the network) is retried at least once a
+# second; zenoh's default backs off to 4 s, too slow to be back within 5 s of a restart.
+CONNECT_RETRY = '{"period_init_ms": 500, "period_max_ms": 1000, "period_increase_factor": 2}'
 
 
 @dataclass
@@ -44,6 +47,7 @@ class BusConfig:
             conf.insert_json5("scouting/multicast/enabled", json.dumps(self.scouting))
             conf.insert_json5("scouting/gossip/enabled", json.dumps(self.scouting))
             conf.insert_json5("transport/link/tx/lease", str(LEASE_MS))
+            conf.insert_json5("connect/retry", CONNECT_RETRY)
             conf.insert_json5(
                 "timestamping/enabled", '{"router": true, "peer": true, "client": true}'
             )
