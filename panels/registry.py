@@ -25,6 +25,7 @@ def load() -> Registry:
     from panels.camera import CameraPanel
     from panels.capabilities import CapabilitiesPanel
     from panels.faults import FaultsPanel
+    from panels.fleet_map import FleetMapPanel
     from panels.inspector import InspectorPanel
     from panels.mission import MissionPanel
     from panels.plot import PlotPanel
@@ -36,4 +37,4 @@ def load() -> Registry:
 
     return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel,
                      BatteryPanel, FaultsPanel, StatusPanel, CapabilitiesPanel,
-                     MissionPanel, CameraPanel, TeleopPanel])
+                     MissionPanel, CameraPanel, TeleopPanel, FleetMapPanel])

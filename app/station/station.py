@@ -33,6 +33,7 @@ from app.station.incidents import Incidents
 from app.station.interests import Interest, Stream
 from app.station.listening import listening_plan
 from app.station.playback import LogTraffic
+from app.station.positions import FLEET_MOTION, POSE_TYPES, PositionBook
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
 from app.station.vitals import UPLINK_MEMBERS, VitalsBook
 
@@ -70,6 +71,7 @@ class Station:
         self._unheard: frozenset[str] = frozenset()
         self.feeds.on_replan = self._listening_changed
         self.vitals = VitalsBook()
+        self.positions = PositionBook()
         self.commands = Commander(lambda: self.bus, root)
         self._vitals = self.feeds.consumer("vitals", on_sample=self._on_vital)
         self._vitals.want({
@@ -77,7 +79,12 @@ class Station:
         } | {
             Stream(f"{root}/*/uplink/{UPLINK_SEGMENTS[member]}", "fleet.Uplink")
             for member in UPLINK_MEMBERS
-        } | {Stream(f"{root}/**", BOW_BATTERY[0])})
+        } | {Stream(f"{root}/**", BOW_BATTERY[0])} | {
+            # every robot's own pose (fleet motion is an uplink above): small keys, heard
+            # anyway; passive, so the fleet map never makes the station listen to more
+            Stream(f"{root}/**", type_name, passive=True)
+            for type_name in POSE_TYPES if type_name != FLEET_MOTION
+        })
         self._thread = threading.Thread(target=self._run, name="station", daemon=True)
         self._thread.start()
 
@@ -197,6 +204,7 @@ class Station:
         with self._lock:
             self._robots = {}
         self.vitals.forget()
+        self.positions.forget()
         try:
             bus = BusSession(config)
         except (BusError, FileNotFoundError) as exc:
@@ -216,6 +224,7 @@ class Station:
         with self._lock:
             self._robots = {}
         self.vitals.forget()
+        self.positions.forget()
         traffic = LogTraffic(self.feeds.route, self.root, self._on_catalog)
         self._traffic = traffic
         keys = [c.key for c in reader.channels()]
@@ -358,11 +367,18 @@ class Station:
         robot_id = robot_of(key, self.root)
         if robot_id is None:
             return
+        sample = delivery.sample
+        type_name = delivery.type_name
+        pose_due = type_name in POSE_TYPES and self.positions.due(key, sample.arrival)
+        if type_name in POSE_TYPES and type_name != FLEET_MOTION and not pose_due:
+            return  # read again a moment later: not decoded now
         try:
             message = delivery.message()
         except DecodeError:
             return  # counted on its topic already
-        sample = delivery.sample
+        if pose_due:
+            self.positions.offer(robot_id, key, type_name, message.root, sample.arrival,
+                                 self._frame_of(robot_id, key))
         self.vitals.offer(robot_id, message.type_name, message.root, sample.arrival,
                           sample.received)
         found = _vitals_of(key, message.type_name, message.root)
@@ -381,6 +397,14 @@ class Station:
                 elif what == "estop":
                     changes["estop"] = bool(value)
             self._robots[robot_id] = dataclasses.replace(info, **changes)
+
+    def _frame_of(self, robot_id: str, key: str) -> str:
+        """The frame its catalog gives a topic ("" when it lists none)."""
+        with self._lock:
+            info = self._robots.get(robot_id)
+        catalog = info.catalog if info is not None else None
+        return next((t.frame_id for t in catalog.topics if t.key == key), "") \
+            if catalog is not None else ""
 
 
 def _endpoints(config: BusConfig) -> tuple[str, ...]:

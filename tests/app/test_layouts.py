@@ -13,7 +13,7 @@ from app import resources
 from app.layouts import FORMAT, VERSION, DockRecord, Layout, LayoutError, parse_layout, read_layout
 
 KNOWN = ["robots", "topics", "inspector", "plot", "scene3d", "camera"]
-HEALTH = ["battery", "faults", "status", "capabilities", "mission", "teleop"]
+HEALTH = ["battery", "faults", "status", "capabilities", "mission", "teleop", "fleet_map"]
 
 
 def layout_json(**changes: object) -> dict:
