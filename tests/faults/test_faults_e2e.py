@@ -21,7 +21,6 @@ from app.bus.config import BusConfig
 from app.bus.subscription import RawSample
 from app.codec.decode import DecodedMessage
 from app.convert.registry import converter, get_converter, unregister
-from app.inputs.gamepad import Gamepad
 from app.record import writer
 from app.record.reader import LogReader
 from app.record.station_tap import StationTap
@@ -36,9 +35,8 @@ from app.teleop.arming import Arming
 from app.teleop.session import TeleopSession
 from tests.bus.helpers import wait_for
 from tests.faults.processes import ROBOT_CAMERA, ROBOT_POINTS, Process, make_robot, robot_config
-from tests.inputs.virtual_gamepad import VirtualGamepad
 from tests.record.test_recorder import Disk
-from tests.teleop.test_session_e2e import Sent, drive
+from tests.teleop.test_session_e2e import Sent, driving_rover
 
 pytestmark = pytest.mark.slow
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -124,26 +122,6 @@ def open_station(endpoint: str, stack: contextlib.ExitStack, robots: set[str]) -
     wait_for(lambda: {r.robot_id for r in station.robots() if r.online and r.catalog}
              == robots and all(SHOWN[r] in station.feeds.latest for r in robots), 20.0)
     return station
-
-
-@contextlib.contextmanager
-def driving_rover(station: Station) -> Iterator[tuple[TeleopSession, Sent]]:
-    """A teleop session on rover-1 from a (virtual) game controller, armed and driving."""
-    session = TeleopSession(station)
-    session.select("rover-1")
-    gamepad = Gamepad(session.set_input)
-    gamepad.start()
-    pad = VirtualGamepad("Operator pad")
-    sent = Sent(session)
-    try:
-        wait_for(lambda: session.status().link.live, 8.0)
-        drive(session, pad)
-        wait_for(lambda: any(linear > 0 for _, linear, _ in sent.items), 2.0)
-        yield session, sent
-    finally:
-        pad.unplug()
-        gamepad.stop()
-        session.close()
 
 
 def streaming_again(station: Station, key: str, seen: int) -> float:

@@ -148,10 +148,9 @@ def fleet_station(free_endpoint: str) -> Iterator[tuple[SimFleet, Station]]:
         fleet.stop()
 
 
-@pytest.mark.parametrize("loss", ["robot killed", "router stopped"])
-def test_losing_the_robot_or_the_router_ends_in_zero_commands(
-        fleet_station: tuple[SimFleet, Station], loss: str) -> None:
-    fleet, station = fleet_station
+@contextlib.contextmanager
+def driving_rover(station: Station) -> Iterator[tuple[TeleopSession, Sent]]:
+    """A teleop session on rover-1 from a (virtual) game controller, armed and driving."""
     session = TeleopSession(station)
     session.select("rover-1")
     gamepad = Gamepad(session.set_input)
@@ -162,6 +161,19 @@ def test_losing_the_robot_or_the_router_ends_in_zero_commands(
         wait_for(lambda: session.status().link.live, 8.0)
         drive(session, pad)
         wait_for(lambda: any(linear > 0 for _, linear, _ in sent.items), 2.0)
+        yield session, sent
+    finally:
+        pad.unplug()
+        gamepad.stop()
+        session.close()
+
+
+
+@pytest.mark.parametrize("loss", ["robot killed", "router stopped"])
+def test_losing_the_robot_or_the_router_ends_in_zero_commands(
+        fleet_station: tuple[SimFleet, Station], loss: str) -> None:
+    fleet, station = fleet_station
+    with driving_rover(station) as (session, sent):
         if loss == "robot killed":
             fleet.robots[0].stop()
         else:
@@ -178,10 +190,6 @@ def test_losing_the_robot_or_the_router_ends_in_zero_commands(
         assert time.monotonic() - sent.items[-1][0] > 0.3  # and then nothing is sent
         reason = session.status().teleop.reason
         assert "offline" in reason or "no data" in reason or "link" in reason, reason
-    finally:
-        pad.unplug()
-        gamepad.stop()
-        session.close()
 
 
 @contextlib.contextmanager
