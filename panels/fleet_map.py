@@ -21,7 +21,7 @@ from app.station.robot_state import ESTOP, FAULT, OFFLINE, OK, WARNING, robot_st
 from app.station.robots import RobotInfo
 from app.station.vitals import RobotVitals
 from panels.base import PanelBase
-from widgets.battery_gauge import WARNING_PCT
+from widgets.battery_gauge import CRITICAL_PCT, WARNING_PCT
 from widgets.fleet_map_view import FleetMapView, MapRobot
 from widgets.status_light import ALARM, ONLINE, light_icon
 from widgets.status_light import OFFLINE as OFFLINE_GREY
@@ -134,7 +134,12 @@ def _map_of(robots: Mapping[str, RobotInfo], positions: Mapping[str, RobotPositi
             continue
         if position is not None and position.problem:
             problems.append(f"{robot_id}: {position.problem} (showing its last good one)")
-        state = robot_state(robots.get(robot_id), vitals.get(robot_id), WARNING_PCT)
+        robot_vitals = vitals.get(robot_id)
+        status = robot_vitals.status if robot_vitals is not None else None
+        state = robot_state(robots.get(robot_id) or RobotInfo(robot_id),
+                            robot_vitals.faults if robot_vitals is not None else (),
+                            WARNING_PCT, CRITICAL_PCT,
+                            status.estop_reason if status is not None else "")
         where = (f"{placement.lat_lon[0]:.6f}, {placement.lat_lon[1]:.6f}"
                  if placement.lat_lon else f"x {placement.x:.1f} y {placement.y:.1f} m "
                  f"in {placement.frame}")
@@ -142,7 +147,7 @@ def _map_of(robots: Mapping[str, RobotInfo], positions: Mapping[str, RobotPositi
         drawn.append(MapRobot(
             robot_id, placement.x, placement.y, placement.yaw, COLOURS[state.state],
             placement.frame, state.state == OFFLINE,
-            f"{robot_id}: {state.reason or 'ok'}\n{where}{heading}\nfrom {placement.source}"))
+            f"{robot_id}: {state.why}\n{where}{heading}\nfrom {placement.source}"))
     return tuple(drawn), missing, problems
 
 

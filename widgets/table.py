@@ -23,7 +23,7 @@ from PySide6.QtCore import (
     Qt,
 )
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTreeView
 
 from widgets.status_light import light_icon
 
@@ -203,14 +203,14 @@ def make_table_view(model: QSortFilterProxyModel, widths: Sequence[int],
     return view
 
 
-def sort_state(view: QTableView) -> dict[str, Any]:
-    header = view.horizontalHeader()
+def sort_state(view: QTableView | QTreeView) -> dict[str, Any]:
+    header = view.header() if isinstance(view, QTreeView) else view.horizontalHeader()
     descending = header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
     return {"sort_column": header.sortIndicatorSection(),
             "sort_order": "descending" if descending else "ascending"}
 
 
-def restore_sort(view: QTableView, state: dict[str, Any], default_column: int) -> None:
+def restore_sort(view: QTableView | QTreeView, state: dict[str, Any], default_column: int) -> None:
     """Sorts as ``state`` says; a missing or bad entry falls back to the default."""
     state = state if isinstance(state, dict) else {}
     column = state.get("sort_column")

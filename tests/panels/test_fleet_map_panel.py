@@ -55,7 +55,7 @@ def test_the_fleet_is_placed_picked_estopped_and_lost(make_main_window, small_fl
     payload = command.to_bytes()
     qtbot.waitUntil(lambda: (estop.put(payload), drawn(panel)["rover-1"].colour)[1]
                     == COLOURS["estop"], timeout=TIMEOUT_MS)
-    assert "e-stop: test" in drawn(panel)["rover-1"].tooltip
+    assert "Emergency stop engaged: test" in drawn(panel)["rover-1"].tooltip
 
     car = next(r for r in small_fleet.robots if r.robot_id == "car-1")
     placed = drawn(panel)["car-1"]
