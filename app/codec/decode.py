@@ -206,11 +206,13 @@ def _validate_items(items: Any, step: Any, message: DecodedMessage, reg: SchemaR
         return
     kind, inner = step
     if kind == "struct":
+        # A struct with fields takes at least a word per element when a writer sends it. A
+        # list claiming more (zero-sized elements, or a list of bytes read as structs) would
+        # cost seconds to walk or to show: every element shows every field of the schema.
+        sized = inner.node.struct.dataWordCount + inner.node.struct.pointerCount
+        if sized and count > message.size // 8:
+            raise LimitExceeded(f"list of {count} structs in a {message.size}-byte message")
         if _plan(inner, full, reg) or reg.names_by_id.get(inner.node.id) in BUFFER_TYPES:
-            # Such a struct has fields, so each element takes at least a word on the wire: a
-            # list claiming more (zero-sized elements) would make this walk cost seconds.
-            if count > message.size // 8:
-                raise LimitExceeded(f"list of {count} structs in a {message.size}-byte message")
             for item in items:
                 _validate(item, inner, message, reg, full)
         else:

@@ -11,10 +11,12 @@ from tests.bench import (
     bench_cloud_decode,
     bench_feeds,
     bench_fleet,
+    bench_fuzz,
     bench_gui,
     bench_plot,
     bench_record,
     bench_record_station,
+    bench_robots_panel,
     bench_scene,
     bench_scene_view,
     bench_soak,
@@ -26,8 +28,9 @@ from tests.bench import (
 from tests.bench.common import MISSED, short_mode
 
 BENCHMARKS = (bench_bus_latency, bench_camera, bench_cloud_decode, bench_feeds, bench_gui,
-              bench_plot, bench_record, bench_record_station, bench_scene, bench_scene_view,
-              bench_teleop, bench_tls, bench_video, bench_fleet, bench_startup, bench_soak)
+              bench_plot, bench_record, bench_record_station, bench_robots_panel,
+              bench_scene, bench_scene_view, bench_teleop, bench_tls, bench_video, bench_fleet,
+              bench_fuzz, bench_startup, bench_soak)
 
 
 def main() -> None:

@@ -198,6 +198,7 @@ def _grouping(panel: RobotsPanel, bare: Bare, repeats: int) -> None:
                                  else bare.fill(panel._rows), label), repeats)
         check(f"group by {label} (or back to none)", measured, baseline, FRAME_60HZ_S)
     panel.group_by.setCurrentText("None")
+    bare.fill(panel._rows)  # an odd number of toggles leaves it grouped
 
 
 def _ticks(panel: RobotsPanel, bare: Bare, robots: list, book: dict, repeats: int) -> None:

@@ -179,7 +179,7 @@ def test_mutated_large_messages_decode_or_raise_a_decode_error_quickly():
     import random
 
     from app.codec.errors import DecodeError
-    from tests.codec.fuzz import mutate
+    from tests.codec.mutators import mutate
 
     sample = registry().structs["bow.MotorSample"].new_message()
     fill(sample)
