@@ -26,7 +26,7 @@ from app.bus.presence import PresenceTracker
 from app.bus.session import BusError, BusSession
 from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
-from app.codec.fields import plain
+from app.codec.fields import items_budget, plain
 from app.codec.stamps import best_time
 
 if TYPE_CHECKING:
@@ -256,7 +256,8 @@ def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
                 last_sample = time.monotonic()
                 try:
                     message = sub.decode(sample)
-                    shown = plain(message.root, max_list=None if args.json else 8)
+                    shown = plain(message.root, max_list=None if args.json else 8,
+                                  max_items=items_budget(message.size))
                 except DecodeError as exc:
                     print(f"{sample.key}: dropped ({exc.kind}): {exc}", file=sys.stderr)
                     continue

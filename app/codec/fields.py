@@ -18,7 +18,7 @@ from typing import Any
 import capnp
 
 from app.codec.data_view import data_array
-from app.codec.errors import FieldPathError, reading
+from app.codec.errors import FieldPathError, LimitExceeded, reading
 
 _DynamicEnum = capnp.lib.capnp._DynamicEnum
 _DynamicStructReader = capnp.lib.capnp._DynamicStructReader
@@ -54,27 +54,50 @@ def enum_value(value: Any) -> str | int:
         return value.raw
 
 
-def plain(value: Any, max_list: int | None = None, data_head: int = 16) -> Any:
+# What reading a message may produce per word of it: a word holds 8 bytes of a List(UInt8),
+# two Float32, a few small fields; 16 leaves room. A hostile message can make each byte a
+# struct of many fields (bytes read as a list of structs): it is stopped here, in about a
+# second for 128 KiB, instead of costing ten.
+ITEMS_PER_WORD = 16
+ITEMS_BASE = 4096
+
+
+def items_budget(message_bytes: int) -> int:
+    """The most values ``plain`` may produce for a message of this size."""
+    return ITEMS_PER_WORD * (message_bytes // 8) + ITEMS_BASE
+
+
+def plain(value: Any, max_list: int | None = None, data_head: int = 16,
+          max_items: int | None = None) -> Any:
     """Converts a capnp reader value to plain Python, recursively; a list longer than
-    ``max_list`` costs only the items it shows."""
+    ``max_list`` costs only the items it shows. More than ``max_items`` values (see
+    :func:`items_budget`) is LimitExceeded."""
     with reading():
-        return _plain(value, max_list, data_head)
+        return _Plain(max_list, data_head, max_items).value(value)
 
 
-def _plain(value: Any, max_list: int | None, data_head: int) -> Any:
-    if isinstance(value, _DynamicStructReader):
-        return {name: _plain(v, max_list, data_head) for name, v in struct_items(value)}
-    if isinstance(value, _DynamicListReader):
-        count = len(value)
-        if max_list is not None and count > max_list:
-            first = [_plain(value[i], max_list, data_head) for i in range(max_list)]
-            return ListSummary(count, first)
-        return [_plain(v, max_list, data_head) for v in value]
-    if isinstance(value, _DynamicEnum):
-        return enum_value(value)
-    if isinstance(value, bytes | memoryview) or _is_array(value):  # arrays: Data field views
-        return DataSummary(len(value), bytes(value[:data_head]))
-    return value
+class _Plain:
+    def __init__(self, max_list: int | None, data_head: int, max_items: int | None) -> None:
+        self.max_list, self.data_head = max_list, data_head
+        self.left = max_items
+
+    def value(self, value: Any) -> Any:
+        if self.left is not None:
+            self.left -= 1
+            if self.left < 0:
+                raise LimitExceeded("the message expands to too many values to show")
+        if isinstance(value, _DynamicStructReader):
+            return {name: self.value(v) for name, v in struct_items(value)}
+        if isinstance(value, _DynamicListReader):
+            count = len(value)
+            if self.max_list is not None and count > self.max_list:
+                return ListSummary(count, [self.value(value[i]) for i in range(self.max_list)])
+            return [self.value(v) for v in value]
+        if isinstance(value, _DynamicEnum):
+            return enum_value(value)
+        if isinstance(value, bytes | memoryview) or _is_array(value):  # Data field views
+            return DataSummary(len(value), bytes(value[:self.data_head]))
+        return value
 
 
 UNKNOWN_MEMBER = "(unknown union member)"

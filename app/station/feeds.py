@@ -25,7 +25,7 @@ from app.bus.keys import key_matches
 from app.bus.subscription import RawSample
 from app.codec.decode import DecodedMessage, decode, type_name_of
 from app.codec.errors import DecodeError
-from app.codec.fields import plain
+from app.codec.fields import items_budget, plain
 from app.codec.stamps import best_time
 from app.convert.registry import ConversionError, UnknownConverter, get_converter
 from app.station.incidents import Incidents
@@ -281,7 +281,8 @@ class Lane:
         try:
             message = delivery.message()
             stamp, clock = best_time(message.root, sample.source_time, sample.received)
-            tree = plain(message.root, max_list=INSPECT_MAX_LIST)
+            tree = plain(message.root, max_list=INSPECT_MAX_LIST,
+                         max_items=items_budget(message.size))
         except DecodeError as exc:
             previous = self._hub.latest.get(self.key)
             if previous is not None and self.plan.latest:
