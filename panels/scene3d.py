@@ -65,6 +65,9 @@ class Scene3DPanel(PanelBase):
         self.model = SceneModel()
         self._styles: dict[str, LayerStyle] = {}
         self._extra: list[str] = []  # topics added by hand
+        # their types as the drop named them: a topic in no catalog is drawn before the
+        # station has heard it (it listens to such a key only once a panel wants it)
+        self._extra_types: dict[str, str] = {}
         self._wanted: dict[str, Layer] = {}  # layers shown now, by key
         self._pushed: dict[str, int] = {}  # group id -> content version in the view
         self._picks: list[tuple[np.ndarray, list[Pick], Layer]] = []  # per group drawn
@@ -132,7 +135,13 @@ class Scene3DPanel(PanelBase):
             return False
         if key not in self._extra:
             self._extra.append(key)
+        if type_name:
+            self._extra_types[key] = type_name
         return True
+
+    def _remove_extra(self, key: str) -> None:
+        self._extra.remove(key)
+        self._extra_types.pop(key, None)
 
     def save_state(self) -> dict[str, Any]:
         return {
@@ -216,6 +225,8 @@ class Scene3DPanel(PanelBase):
                 frames[info.key] = info.frame_id
         for key, stats in batch.topics.items():
             types.setdefault(key, stats.type_name)
+        for key, type_name in self._extra_types.items():
+            types.setdefault(key, type_name)
         wanted: dict[str, Layer] = {}
         for key, type_name in sorted(types.items()):
             robot_id = robot_of(key, self.host.station.root)
@@ -417,7 +428,7 @@ class Scene3DPanel(PanelBase):
             action.triggered.connect(lambda _=False, m=mode: self._set_color_by(key, m))
             by.addAction(action)
         if key in self._extra:
-            menu.addAction("Remove", lambda: self._extra.remove(key))
+            menu.addAction("Remove", lambda: self._remove_extra(key))
         menu.exec(self.layer_list.viewport().mapToGlobal(pos))
 
     def _pick_colour(self, key: str) -> None:

@@ -7,7 +7,6 @@ import pytest
 
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
-from tests.bus.helpers import wait_until_heard
 
 pytestmark = pytest.mark.gl
 TIMEOUT_MS = 20_000
@@ -85,6 +84,10 @@ def test_an_item_in_an_unknown_frame_is_not_drawn_and_says_why(make_main_window,
                                                                 qtbot) -> None:
     window = make_main_window(show=True)
     panel = open_scene(window, "rover-1")
+    # its catalog is in: the station hears only its catalog's small topics and what panels
+    # want, so the key below (in no catalog) is heard because the panel wants it
+    qtbot.waitUntil(lambda: any(r.robot_id == "rover-1" and r.catalog
+                                for r in window.station.robots()), timeout=TIMEOUT_MS)
     key = f"{ROVER}/debug/goal"
     panel.accept_topic(key, "foxglove.PoseInFrame")
     publisher = Publisher(fleet.hub, key, "foxglove.PoseInFrame", Traffic.TELEMETRY)
@@ -92,7 +95,10 @@ def test_an_item_in_an_unknown_frame_is_not_drawn_and_says_why(make_main_window,
     pose.frameId = "nowhere"
     pose.init("pose").init("orientation").w = 1.0
     payload = pose.to_bytes()
-    wait_until_heard(fleet.hub, key)
+    # the station listens for the key once the panel's interest is in (the window's tick)
+    probe = fleet.hub.zenoh.declare_publisher(key)
+    qtbot.waitUntil(lambda: probe.matching_status.matching, timeout=TIMEOUT_MS)
+    probe.undeclare()
 
     def shown_reason() -> bool:
         publisher.put(payload)
