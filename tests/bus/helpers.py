@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from app.bus.session import BusSession
 
@@ -23,11 +23,19 @@ def wait_for(predicate: Callable[[], T], timeout: float = 5.0, every: float = 0.
         time.sleep(every)
 
 
-def wait_until_heard(session: BusSession, key: str, timeout: float = 5.0) -> None:
+def wait_until_heard(session: BusSession, key: str, timeout: float = 5.0,
+                     wait: Callable[[Callable[[], object], float], object] = wait_for) -> None:
     """Until ``session`` knows of a subscriber on ``key``: subscriptions reach the other
-    sessions asynchronously, and a sample put before that is not delivered."""
+    sessions asynchronously, and a sample put before that is not delivered. In a window's
+    test, ``wait=waiting_in(qtbot)``: the station subscribes to a key a panel wants on the
+    window's tick, which a plain wait would hold up."""
     probe = session.zenoh.declare_publisher(key)
     try:
-        wait_for(lambda: probe.matching_status.matching, timeout)
+        wait(lambda: probe.matching_status.matching, timeout)
     finally:
         probe.undeclare()
+
+
+def waiting_in(qtbot: Any) -> Callable[[Callable[[], object], float], object]:
+    """``wait_for``'s way of waiting, with the Qt event loop running meanwhile."""
+    return lambda predicate, timeout: qtbot.waitUntil(predicate, timeout=int(timeout * 1000))

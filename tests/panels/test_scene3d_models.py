@@ -14,7 +14,7 @@ import pytest
 
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
-from tests.bus.helpers import wait_until_heard
+from tests.bus.helpers import wait_until_heard, waiting_in
 from tests.panels.test_scene3d_panel import TIMEOUT_MS, layer_ok, open_scene
 
 pytestmark = pytest.mark.gl
@@ -76,7 +76,7 @@ def test_a_model_url_is_shown_and_never_fetched(make_main_window, rover_fleet, m
     panel.accept_topic(KEY, "foxglove.SceneUpdate")
     publisher = Publisher(rover_fleet.hub, KEY, "foxglove.SceneUpdate", Traffic.TELEMETRY)
     payload = scene_update(url)
-    wait_until_heard(rover_fleet.hub, KEY)
+    wait_until_heard(rover_fleet.hub, KEY, wait=waiting_in(qtbot))
     placeholder = f"model not loaded: {url}"
 
     def texts() -> list[str]:

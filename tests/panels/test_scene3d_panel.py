@@ -7,6 +7,7 @@ import pytest
 
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
+from tests.bus.helpers import wait_until_heard, waiting_in
 
 pytestmark = pytest.mark.gl
 TIMEOUT_MS = 20_000
@@ -95,10 +96,7 @@ def test_an_item_in_an_unknown_frame_is_not_drawn_and_says_why(make_main_window,
     pose.frameId = "nowhere"
     pose.init("pose").init("orientation").w = 1.0
     payload = pose.to_bytes()
-    # the station listens for the key once the panel's interest is in (the window's tick)
-    probe = fleet.hub.zenoh.declare_publisher(key)
-    qtbot.waitUntil(lambda: probe.matching_status.matching, timeout=TIMEOUT_MS)
-    probe.undeclare()
+    wait_until_heard(fleet.hub, key, wait=waiting_in(qtbot))
 
     def shown_reason() -> bool:
         publisher.put(payload)
