@@ -9,6 +9,7 @@ shows the frame there at once) and the robots' presence at that moment.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -48,11 +49,11 @@ class LogPlayer:
         self._deliver = deliver
         self._on_liveliness = on_liveliness
         self._on_error = on_error
-        self._events = sorted(reader.liveliness(), key=lambda e: e.log_time_ns)
+        firsts = [c.first_ns for c in reader.channels() if not c.key.endswith("/catalog")]
+        self._events = _alive_from_first_sample(reader)
         self._event_times = [e.log_time_ns for e in self._events]
         # Presence written before the first sample (a recording's head of presence and
         # catalogs) holds from the start.
-        firsts = [c.first_ns for c in reader.channels() if not c.key.endswith("/catalog")]
         self._head_end = min(firsts) if firsts else reader.start_ns
         self._lock = threading.Condition()
         self._position = reader.start_ns
@@ -235,3 +236,24 @@ class LogPlayer:
     def _report(self, what: str, exc: Exception) -> None:
         if self._on_error is not None:
             self._on_error(f"playback: {what}", exc)
+
+
+def _alive_from_first_sample(reader: LogReader) -> list[LivelinessEvent]:
+    """The log's presence events by time, a robot's first one moved back to its first
+    sample when that came earlier and it says alive: the robot was publishing, so alive,
+    before the recorder heard of its token (a recording begun before the station knew its
+    robots heard their samples first)."""
+    events = sorted(reader.liveliness(), key=lambda e: e.log_time_ns)
+    seen: set[str] = set()
+    moved = []
+    for event in events:
+        if event.alive and event.key not in seen:
+            first = min((c.first_ns for c in reader.channels()
+                         if c.key.startswith(event.key + "/") and not c.key.endswith("/catalog")),
+                        default=event.log_time_ns)
+            if first < event.log_time_ns:
+                event = dataclasses.replace(event, log_time_ns=first)
+        seen.add(event.key)
+        moved.append(event)
+    return sorted(moved, key=lambda e: e.log_time_ns)
+

@@ -50,10 +50,12 @@ def test_a_recorder_killed_with_sigkill_leaves_a_file_info_and_the_station_open(
 
     station = Station(BusConfig(mode="peer", listen=[f"tcp/127.0.0.1:{free_port()}"]))
     try:
+        wait_for(lambda: station.status.session == "online")  # then the log replaces it
         station.play(LogReader(path))
         wait_for(lambda: {r.robot_id for r in station.robots() if r.online}
                  == {"rover-1", "humanoid-1", "car-1"}, timeout=10)
-        assert any("not closed cleanly" in p for p in station.status.detail.split("; "))
+        wait_for(lambda: any("not closed cleanly" in p
+                             for p in station.status.detail.split("; ")))
         assert station.robots()[0].catalog is not None
     finally:
         station.close()
