@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import logging
 import math
+import os
 import signal
 import sys
 import threading
@@ -590,5 +591,16 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         return 0
 
 
+def run(argv: Sequence[str] | None = None) -> NoReturn:
+    """``main``, then out of the process at once, files and output flushed: without
+    Python's finalization, which aborts the process ("FATAL: exception not rethrown") when
+    a zenoh or Cap'n Proto thread is still winding down as the interpreter goes."""
+    code = main(argv)
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

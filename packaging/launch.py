@@ -22,9 +22,9 @@ def main() -> int:
         from bare_window import main as bare_main
 
         return bare_main()
-    from app.cli import main as cli_main
+    from app.cli import run
 
-    return cli_main()
+    run()
 
 
 if __name__ == "__main__":
