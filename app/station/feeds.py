@@ -525,7 +525,7 @@ class FeedHub:
                 lane.plan = kept
         for key in exact:
             if key not in self._lanes:
-                self._lanes[key] = Lane(key, exact[key], self)
+                self._lanes[key] = Lane(key, self._plan_for(key) or exact[key], self)
         self._routes = {}
 
     def _plan_for(self, key: str) -> _Plan | None:

@@ -265,3 +265,21 @@ def test_a_stream_consumer_is_told_which_samples_a_newer_one_already_follows(
     assert [n for n, _ in seen] == list(range(6))  # every sample, in order
     assert seen[-1] == (5, False)  # the newest is never skipped
     assert any(superseded for _, superseded in seen[1:-1])
+
+
+def test_a_key_a_panel_wants_first_still_reaches_the_streams_on_expressions(
+        station, robot) -> None:
+    """The vitals' streams on ``fleet/*/uplink/...`` and a panel's Latest on one of those
+    keys, wanted before its first sample: the key's lane serves both (it used to serve only
+    the panel when the panel's interest made the lane, so a robot's status never reached
+    the vitals: the goal tool waited for an acknowledgement forever)."""
+    heard: list[int] = []
+    watcher = station.consumer("watcher", on_sample=lambda d: heard.append(
+        d.message().root.unixTimeMs))
+    watcher.want({Stream("fleet/*/fast", "fleet.Uplink")})
+    panel = station.consumer("panel")
+    panel.want({Latest(FAST)})  # the lane is made now, before any sample
+    with Sender(robot, {FAST: 20}):
+        wait_for(lambda: FAST in station.feeds.latest and len(heard) >= 3, timeout=5)
+    panel.close()
+    watcher.close()
