@@ -456,12 +456,14 @@ class FeedHub:
                 type_name = type_name_of(encoding)
             except DecodeError:
                 type_name = ""
-            plan = self._plan_for(key)
+            plan = self._plan_for(key, type_name)
             lane = None
             if plan is not None and plan.wants(type_name):
                 lane = self._lanes.get(key)
                 if lane is None:
                     lane = self._lanes[key] = Lane(key, plan, self, type_name)
+                else:  # made when an interest named the key: now its type is known
+                    lane.plan, lane.type_name = plan, type_name
             self._routes[(key, encoding)] = lane
             return lane
 
@@ -517,7 +519,7 @@ class FeedHub:
         for key in [k for k in self.latest if Latest(k) not in wanted]:
             del self.latest[key]
         for key, lane in list(self._lanes.items()):
-            kept = self._plan_for(key)
+            kept = self._plan_for(key, lane.type_name or None)
             if kept is None or not kept.wants(lane.type_name):
                 lane.stop()
                 del self._lanes[key]
@@ -525,12 +527,15 @@ class FeedHub:
                 lane.plan = kept
         for key in exact:
             if key not in self._lanes:
-                self._lanes[key] = Lane(key, self._plan_for(key) or exact[key], self)
+                self._lanes[key] = Lane(key, exact[key], self)  # streams join at its first sample
         self._routes = {}
 
-    def _plan_for(self, key: str) -> _Plan | None:
+    def _plan_for(self, key: str, type_name: str | None = None) -> _Plan | None:
+        """What ``key`` is wanted for: the interests naming it, and the streams on
+        expressions matching it (of its type, once known)."""
         plan = self._exact.get(key)
-        matching = tuple(p for p in self._patterns if key_matches(p[1].key_expr, key))
+        matching = tuple(p for p in self._patterns if key_matches(p[1].key_expr, key) and (
+            type_name is None or not p[1].type_name or p[1].type_name == type_name))
         if matching:
             plan = dataclasses.replace(plan or _Plan(), streams=(*(plan or _Plan()).streams,
                                                                  *matching))

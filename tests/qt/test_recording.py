@@ -76,11 +76,24 @@ def test_the_record_button_records_until_pressed_again(
     window = make_main_window(show=True)
     qtbot.waitUntil(lambda: online(window) == {"rover-1", "humanoid-1", "car-1"},
                     timeout=15_000)
+    battery = "fleet/rover-1/uplink/battery"  # 1 Hz: two more of it, and one is recorded
+
+    def heard() -> int:
+        stats = window.station.topics().get(battery)
+        return stats.count if stats is not None else 0
+
+    before = heard()
     window.recording.record_action.trigger()
     assert window.recording.recorder is not None
     window.set_active_robot("rover-1")
+    # the recorder wants every key: the station subscribes to the command keys too (its
+    # worker re-plans what it hears), and only then does it hear what it sends itself
+    estop = "fleet/rover-1/command/estop"
+    qtbot.waitUntil(lambda: bool({estop, "fleet/rover-1/**"} & window.station._traffic._listening),
+                    timeout=5_000)
     window.engage_estop()  # what the operator sends is recorded beside what robots say
-    qtbot.wait(1500)
+    qtbot.waitUntil(lambda: heard() >= before + 2, timeout=10_000)
+    qtbot.wait(300)  # through its lane to the recorder
     window.recording.refresh()
     assert "REC" in window.recording.label.text()
     path = window.recording.recorder.status().path
