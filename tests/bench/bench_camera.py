@@ -106,6 +106,7 @@ def camera_pipeline(jpeg: bytes, frames: int) -> tuple[list[float], list[float],
     original_paint, original_frame = CameraView.paintEvent, CameraPanel.on_frame
     config = Path(tempfile.mkdtemp(prefix="fs-bench-"))
     with BusSession(BusConfig(listen=[endpoint])) as robot:
+        robot.declare_token("fleet/bench-1")  # a robot as the contract has it: announced
         window = MainWindow(panel_registry(), ConnectionChoice(simulation=False,
                                                                endpoints=[endpoint]), config)
         panel = window.open_panel("camera", {"camera": KEY})
