@@ -71,6 +71,7 @@ class CameraPanel(PanelBase):
         self.view: CameraView = CameraView()
         self._number = next(_panel_numbers)
         self._choice = AUTO  # "key" or "key#source"; AUTO follows the active robot
+        self._topics_for: tuple[str | None, str] | None = None  # (active robot, choice)
         self._camera: Topic | None = None
         self._source = ""
         self._topics: list[Topic] = []
@@ -178,7 +179,10 @@ class CameraPanel(PanelBase):
                                   self.flip_h.isChecked(), self.flip_v.isChecked())
 
     def on_frame(self, batch: FrameBatch) -> None:
-        if batch.tables_changed or self._camera is None:
+        # The robots and topics of a batch change only with its tables (twice a second):
+        # scanning them costs a fleet's worth of topics, so only then or on a new choice.
+        if batch.tables_changed or self._topics_for != (batch.active_robot, self._choice):
+            self._topics_for = (batch.active_robot, self._choice)
             self._refresh_topics(batch)
         frame, stamp, error, dropped = self._current(batch)
         self._show(frame, error)
@@ -206,16 +210,17 @@ class CameraPanel(PanelBase):
         online = [r for r in batch.robots if r.online]
         robot = batch.active_robot or (online[0].robot_id if len(online) == 1 else None)
         root = self.host.station.root
+        chosen_key = self._choice.split("#", 1)[0]
+        shown = {robot, robot_of(chosen_key, root)}
         topics: dict[str, Topic] = {}
         for info in batch.robots:
-            for topic in info.catalog.topics if info.catalog else []:
-                topics[topic.key] = Topic(topic.key, topic.type, topic.frame_id)
+            if info.robot_id in shown and info.catalog:
+                for topic in info.catalog.topics:
+                    topics[topic.key] = Topic(topic.key, topic.type, topic.frame_id)
         for key, stats in batch.topics.items():
-            if key not in topics and stats.type_name:
+            if key not in topics and stats.type_name and robot_of(key, root) in shown:
                 topics[key] = Topic(key, stats.type_name)
-        chosen_key = self._choice.split("#", 1)[0]
-        self._topics = [t for t in topics.values()
-                        if robot_of(t.key, root) in (robot, robot_of(chosen_key, root))]
+        self._topics = list(topics.values())
         self._robot = robot
         found = cameras(self._topics)
         camera = next((t for t in found if t.key == chosen_key), None) if self._choice \
@@ -251,7 +256,8 @@ class CameraPanel(PanelBase):
 
     def _choose(self, choice: Any) -> None:
         self._choice = choice if isinstance(choice, str) else AUTO
-        self._camera = None  # re-chosen at the next frame
+        self._camera = None
+        self._topics_for = None  # re-chosen at the next frame
 
     def _switch(self, camera: Topic | None, source: str) -> None:
         from app.camera.projected import BoxProjector

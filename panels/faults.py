@@ -27,13 +27,13 @@ from app.station.frame import FrameBatch
 from app.station.vitals import SEVERITIES, Fault, Message, RobotVitals
 from panels.base import PanelBase
 from panels.robot_picker import RobotPicker
+from widgets.grouped_rows import RowsModel
 from widgets.status_light import ALARM, OFFLINE, WARNING
 from widgets.table import (
     KEY_ROLE,
     SORT_ROLE,
     Cell,
     Row,
-    RowsModel,
     TextFilterProxy,
     make_table_view,
 )

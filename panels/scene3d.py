@@ -69,6 +69,8 @@ class Scene3DPanel(PanelBase):
         # station has heard it (it listens to such a key only once a panel wants it)
         self._extra_types: dict[str, str] = {}
         self._wanted: dict[str, Layer] = {}  # layers shown now, by key
+        # (active robot, all robots) the layers were chosen for; None: choose again
+        self._layers_for: tuple[str | None, bool] | None = None
         self._pushed: dict[str, int] = {}  # group id -> content version in the view
         self._picks: list[tuple[np.ndarray, list[Pick], Layer]] = []  # per group drawn
         self._fixed_frame = ""  # "" = automatic
@@ -137,11 +139,13 @@ class Scene3DPanel(PanelBase):
             self._extra.append(key)
         if type_name:
             self._extra_types[key] = type_name
+        self._layers_for = None
         return True
 
     def _remove_extra(self, key: str) -> None:
         self._extra.remove(key)
         self._extra_types.pop(key, None)
+        self._layers_for = None
 
     def save_state(self) -> dict[str, Any]:
         return {
@@ -169,6 +173,7 @@ class Scene3DPanel(PanelBase):
         extra = state.get("extra", [])
         self._extra = [k for k in extra if isinstance(k, str)] if isinstance(extra, list) \
             else []
+        self._layers_for = None
         layers = state.get("layers", {})
         if isinstance(layers, dict):
             from app.scene.layers import LayerStyle
@@ -180,7 +185,11 @@ class Scene3DPanel(PanelBase):
             self.view.set_camera_state(view)
 
     def on_frame(self, batch: FrameBatch) -> None:
-        if batch.tables_changed or not self._wanted:
+        # A batch's robots and topics change only with its tables: scanning them costs a
+        # fleet's worth of topics, so only then or when what is shown changed.
+        shown = (batch.active_robot, self.all_robots_box.isChecked())
+        if batch.tables_changed or shown != self._layers_for:
+            self._layers_for = shown
             self._choose_layers(batch)
         for layer in self._wanted.values():
             value = batch.converted.get(self._interest(layer))
@@ -217,19 +226,22 @@ class Scene3DPanel(PanelBase):
         self._active = active
         robots = {r.robot_id for r in online} if self.all_robots_box.isChecked() else \
             ({active} if active else set())
+        root = self.host.station.root
         frames: dict[str, str] = {}
         types: dict[str, str] = {}
         for robot in batch.robots:
-            for info in robot.catalog.topics if robot.catalog else []:
-                types[info.key] = info.type
-                frames[info.key] = info.frame_id
+            if robot.robot_id in robots and robot.catalog:
+                for info in robot.catalog.topics:
+                    types[info.key] = info.type
+                    frames[info.key] = info.frame_id
         for key, stats in batch.topics.items():
-            types.setdefault(key, stats.type_name)
+            if key in self._extra or robot_of(key, root) in robots:
+                types.setdefault(key, stats.type_name)
         for key, type_name in self._extra_types.items():
             types.setdefault(key, type_name)
         wanted: dict[str, Layer] = {}
         for key, type_name in sorted(types.items()):
-            robot_id = robot_of(key, self.host.station.root)
+            robot_id = robot_of(key, root)
             if robot_id is None or (robot_id not in robots and key not in self._extra):
                 continue
             converter = scene_converter_for(type_name)

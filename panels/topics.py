@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPersistentModelIndex, QPoint, Qt
+from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPoint, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -27,12 +27,12 @@ from app.qt.panel_api import TOPIC_MIME, PanelHost
 from app.render_text import human_age, human_bytes_per_s, human_rate
 from app.station.frame import FrameBatch
 from panels.base import PanelBase
+from widgets.grouped_rows import RowsModel
 from widgets.status_light import ALARM
 from widgets.table import (
     KEY_ROLE,
     Cell,
     Row,
-    RowsModel,
     TextFilterProxy,
     make_table_view,
     restore_sort,
@@ -52,20 +52,17 @@ class TopicsModel(RowsModel):
         super().__init__(COLUMNS, parent)
         self.types: dict[str, str] = {}
 
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        return super().flags(index) | Qt.ItemFlag.ItemIsDragEnabled
-
     def mimeTypes(self) -> list[str]:
         return [TOPIC_MIME]
 
     def supportedDragActions(self) -> Qt.DropAction:
         return Qt.DropAction.CopyAction
 
-    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData | None:
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
         keys = [i.data(KEY_ROLE) for i in indexes if i.isValid()]
-        if not keys:
-            return None
         mime = QMimeData()
+        if not keys:
+            return mime
         payload = {"key": keys[0], "type": self.types.get(keys[0], "")}
         mime.setData(TOPIC_MIME, json.dumps(payload).encode())
         mime.setText(keys[0])

@@ -1,5 +1,5 @@
-"""Keyed rows shown flat or under group rows ("Fault (3)"), updated in place, and the proxy
-and tree view that sort and filter them.
+"""Keyed rows shown flat (:class:`RowsModel`) or under group rows ("Fault (3)"), updated in
+place, and the proxy and tree view that sort and filter them.
 
 The rows live in a QStandardItemModel, so painting and sorting run in C++ and never call
 Python per cell. :meth:`GroupedRowsModel.set_rows` touches only what differs (changed cells
@@ -36,6 +36,7 @@ from widgets.table import (
     MUTED_TEXT,
     SORT_ROLE,
     VALUE_ROLE,
+    Cell,
     Row,
 )
 
@@ -156,15 +157,19 @@ class GroupedRowsModel(QStandardItemModel):
                    if look or old is None or old.cells[c] != cell]
         for column in changed:
             item = items[column]
-            for role, value in self._roles(new, column).items():
-                item.setData(value, role)  # an unchanged value costs no more than the call
+            roles = self._roles(new, column)
+            if old is None or look:
+                for role, value in roles.items():
+                    item.setData(value, role)
+            else:  # only what the cell's change touches: a rate's text and sort value, say
+                for role in _touched(old.cells[column], new.cells[column]):
+                    item.setData(roles[role], role)
             if old is None:
                 item.setEditable(False)
         return (changed[0], changed[-1]) if changed else (0, 0)
 
     def _roles(self, row: Row, column: int) -> dict[int, Any]:
-        """Every role of one cell at once, as RowsModel.data answers them one by one
-        (tests/widgets/test_grouped_rows.py holds the two to the same answers)."""
+        """Every role of one cell at once."""
         cell = row.cells[column]
         if cell.colour:
             foreground: QColor | None = QColor(cell.colour)
@@ -230,7 +235,9 @@ class GroupedRowsModel(QStandardItemModel):
             self.blockSignals(False)
 
     def _data_changed(self, first: QModelIndex, last: QModelIndex) -> None:
-        # Through the meta-object, not .emit(): see RowsModel._data_changed.
+        # Not self.dataChanged.emit(): in PySide6 6.12.0 (CPython 3.11) every SignalInstance
+        # .emit() drops a reference to True, and a few hundred ticks later the interpreter
+        # aborts. Emitting through the meta-object has no such leak.
         QMetaObject.invokeMethod(self, "dataChanged", Qt.ConnectionType.DirectConnection,
                                  Q_ARG(QModelIndex, first), Q_ARG(QModelIndex, last))
 
@@ -247,6 +254,42 @@ class GroupedRowsModel(QStandardItemModel):
     def group_at(self, index: Index) -> Group | None:
         """The group of a group row; None on a row."""
         return self._groups.get(index.data(GROUP_ROLE)) if index.isValid() else None
+
+
+def _touched(old: Cell, new: Cell) -> list[int]:
+    """The roles that differ between two cells of the same row look (muted, highlighted)."""
+    roles: list[int] = []
+    if old.text != new.text:
+        roles.append(R.DisplayRole)
+    if (old.text if old.sort is None else old.sort) != (new.text if new.sort is None
+                                                         else new.sort):
+        roles.append(SORT_ROLE)
+    touched: tuple[tuple[int, bool], ...] = (
+        (R.ToolTipRole, old.tooltip != new.tooltip),
+        (R.ForegroundRole, old.colour != new.colour),
+        (R.BackgroundRole, old.background != new.background),
+        (R.FontRole, old.bold != new.bold),
+        (R.DecorationRole, old.light != new.light),
+        (R.TextAlignmentRole, old.numeric != new.numeric),
+        (VALUE_ROLE, old.value != new.value))
+    for role, changed in touched:
+        if changed:
+            roles.append(role)
+    return roles
+
+
+class RowsModel(GroupedRowsModel):
+    """Keyed rows, flat. Painting and sorting never call Python: a table model answering
+    ``data()`` in Python took the GIL for every role of every cell it painted, and with a
+    fleet's traffic on other threads each of those waits made a repaint cost tens of ms."""
+
+    def set_rows(self, rows: Sequence[Row],  # type: ignore[override]
+                 groups: None = None) -> None:
+        super().set_rows(rows, None)
+
+    def row_of(self, key: str) -> int | None:
+        index = self.index_of(key)
+        return index.row() if index.isValid() else None
 
 
 class GroupedRowsProxy(QSortFilterProxyModel):

@@ -1,8 +1,5 @@
-"""A table model updated in place from keyed rows, and a substring-or-glob filter.
-
-Rows are identified by a key: :meth:`RowsModel.set_rows` inserts, removes and changes
-only what differs, so views keep their selection, scroll position and sort without the
-flicker of a model reset.
+"""Keyed rows of cells (what the row models of ``widgets.grouped_rows`` show), a
+substring-or-glob filter, and the station's table view.
 """
 
 from __future__ import annotations
@@ -13,19 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import (
-    Q_ARG,
-    QAbstractTableModel,
-    QMetaObject,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTreeView
-
-from widgets.status_light import light_icon
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # what the column sorts by (number or text)
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2  # the row's key
@@ -58,93 +50,6 @@ class Row:
     cells: tuple[Cell, ...]
     muted: bool = False  # greyed (e.g. an offline robot)
     highlight: bool = False  # tinted and bold (e.g. the active robot)
-
-
-class RowsModel(QAbstractTableModel):
-    def __init__(self, headers: tuple[str, ...], parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.headers = headers
-        self._rows: list[Row] = []
-        self._bold = QFont()
-        self._bold.setBold(True)
-
-    # -- updating in place -------------------------------------------------------------
-    def set_rows(self, rows: list[Row]) -> None:
-        wanted = {row.key: row for row in rows}
-        for i in reversed(range(len(self._rows))):
-            if self._rows[i].key not in wanted:
-                self.beginRemoveRows(QModelIndex(), i, i)
-                del self._rows[i]
-                self.endRemoveRows()
-        last = len(self.headers) - 1
-        for i, old in enumerate(self._rows):
-            new = wanted.pop(old.key)
-            if new != old:
-                self._rows[i] = new
-                self._data_changed(self.index(i, 0), self.index(i, last))
-        if wanted:
-            start = len(self._rows)
-            self.beginInsertRows(QModelIndex(), start, start + len(wanted) - 1)
-            self._rows.extend(wanted.values())
-            self.endInsertRows()
-
-    def _data_changed(self, first: QModelIndex, last: QModelIndex) -> None:
-        # Not self.dataChanged.emit(): in PySide6 6.12.0 (CPython 3.11) every SignalInstance
-        # .emit() drops a reference to True, and a few hundred ticks later the interpreter
-        # aborts. Emitting through the meta-object has no such leak.
-        QMetaObject.invokeMethod(self, "dataChanged", Qt.ConnectionType.DirectConnection,
-                                 Q_ARG(QModelIndex, first), Q_ARG(QModelIndex, last))
-
-    def row_of(self, key: str) -> int | None:
-        return next((i for i, row in enumerate(self._rows) if row.key == key), None)
-
-    # -- QAbstractTableModel ------------------------------------------------------------
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.headers)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if (orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole
-                and 0 <= section < len(self.headers)):
-            return self.headers[section]
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self._rows):
-            return None
-        row = self._rows[index.row()]
-        cell = row.cells[index.column()]
-        R = Qt.ItemDataRole
-        if role == R.DisplayRole:
-            return cell.text
-        if role == SORT_ROLE:
-            return cell.text if cell.sort is None else cell.sort
-        if role == R.ToolTipRole:
-            return cell.tooltip or None
-        if role == R.ForegroundRole:
-            if cell.colour:
-                return QColor(cell.colour)
-            return MUTED_TEXT if row.muted else None
-        if role == R.BackgroundRole:
-            if cell.background:
-                return QColor(cell.background)
-            return HIGHLIGHT if row.highlight else None
-        if role == R.FontRole:
-            return self._bold if cell.bold or row.highlight else None
-        if role == R.DecorationRole:
-            return light_icon(cell.light) if cell.light else None
-        if role == R.TextAlignmentRole and cell.numeric:
-            return Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        if role == KEY_ROLE:
-            return row.key
-        if role == VALUE_ROLE:
-            return cell.value
-        if role == MUTED_ROLE:
-            return row.muted
-        return None
 
 
 class TextFilterProxy(QSortFilterProxyModel):

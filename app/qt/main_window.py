@@ -3,9 +3,12 @@ the status bar and the connection."""
 
 from __future__ import annotations
 
+import gc
 import html
 import platform
 import time
+from collections import deque
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from app.teleop.session import TeleopSession
 
 TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this often
+SETTLED_MS = 3000  # after the first show: the layout's panels have drawn (and imported)
 STATUS_TEXT_MAX = 160  # a longer connection problem is cut (the tooltip has it whole)
 AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
@@ -74,7 +78,13 @@ class MainWindow(QMainWindow):
         self._robots: list[Any] = []
         self._topics: dict[str, Any] = {}
         self._lanes: dict[str, LaneStats] = {}
+        self._table_steps: deque[Callable[[], None]] = deque()  # this round's snapshots
         self._pending_placement: tuple[Any, ...] = ()
+        self._shown_once = False
+        # Once the panels settle, what exists is frozen out of the garbage collector's reach
+        # (see _freeze_settled_objects); a panel closing thaws it, so what it leaves goes.
+        self._settled = QTimer(self, singleShot=True, interval=SETTLED_MS)
+        self._settled.timeout.connect(_freeze_settled_objects)
         self._alerts: dict[str, str] = {}  # dock object name -> what it alerts about
         self._teleop: TeleopSession | None = None
         self.live_data_at: float | None = None  # when panels on screen first got robot data
@@ -133,6 +143,9 @@ class MainWindow(QMainWindow):
             return  # a dock closed earlier, whose name a newer dock has taken
         panel = self._panels.pop(object_name, None)
         self._docks.pop(object_name, None)
+        gc.unfreeze()
+        if self._shown_once:
+            self._settled.start()
         if self._alerts.pop(object_name, None) is not None:
             self._show_alerts()
         if panel is not None:
@@ -269,31 +282,47 @@ class MainWindow(QMainWindow):
         if wanted != self._wanted:
             self._wanted = wanted
             self.station.set_interests(wanted)
-        tables_changed = now - self._tables_at >= TABLES_PERIOD_S
-        if tables_changed:
+        # The station's snapshots are taken one per tick, so no frame pays for them all; the
+        # panels then refresh their tables (tables_changed) in one tick: every frame that
+        # changes the window costs a whole repaint, which under software GL (the 3D view
+        # makes the window composite through OpenGL) is the dearest part of a frame.
+        if now - self._tables_at >= TABLES_PERIOD_S:
             self._tables_at = now
-            self._robots = self.station.robots()
-            self._topics = self.station.topics()
-            self._lanes = self.station.feeds.lane_stats()
-            self._refresh_status_bar()
-            self.recording.refresh()
-            if self._teleop is not None:
-                self._show_estop()
+            self._table_steps = deque([self._take_robots, self._take_topics, self._take_rest])
+        watch_hidden = False
+        if self._table_steps:
+            self._table_steps.popleft()()
+            watch_hidden = not self._table_steps
         self.playback.refresh()
         feeds = self.station.feeds
         batch = FrameBatch(now, self.station.status, self.active_robot, self._robots,
                            self._topics, dict(feeds.latest), dict(feeds.series),
-                           tables_changed, dict(feeds.converted), self._lanes,
+                           False, dict(feeds.converted), self._lanes,
                            self.station.vitals.snapshot())
         feeds.frame_taken()
+        if watch_hidden:
+            batch.tables_changed = True
         for panel in visible:
             panel.on_frame(batch)
-        if tables_changed:
+        if watch_hidden:
             for panel in self._panels.values():
                 if panel not in visible:
                     panel.watch(batch)
         if self.live_data_at is None and visible and _shows_live_data(batch):
             self.live_data_at = time.time()
+
+    def _take_robots(self) -> None:
+        self._robots = self.station.robots()
+
+    def _take_topics(self) -> None:
+        self._topics = self.station.topics()
+
+    def _take_rest(self) -> None:
+        self._lanes = self.station.feeds.lane_stats()
+        self._refresh_status_bar()
+        self.recording.refresh()
+        if self._teleop is not None:
+            self._show_estop()
 
     # -- layouts ---------------------------------------------------------------------------
     def current_layout(self, name: str = "") -> Layout:
@@ -665,6 +694,9 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            self._settled.start()
         if self._pending_placement:
             placement, self._pending_placement = self._pending_placement, ()
             QTimer.singleShot(0, self, lambda: self._placed(*placement))
@@ -678,6 +710,7 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             self.show_message(f"could not save the layout: {exc}")
         self.close_all_panels()
+        self._settled.stop()
         self.recording.close()
         if self._teleop is not None:  # its stop burst goes out before the session closes
             app = QApplication.instance()
@@ -720,3 +753,12 @@ def check_window_bytes(layout: Layout, source: str) -> None:
 
 def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in " -_" else "_" for c in name).strip() or "layout"
+
+
+def _freeze_settled_objects() -> None:
+    """Moves what start-up and the panels made (modules, classes, Qt wrappers, schemas: most
+    of the objects the garbage collector tracks) out of its reach. Its full passes then look
+    only at what came since; over them all they stalled the window for a tenth of a second
+    or more, a few times a minute, with a fleet's traffic coming in."""
+    gc.collect()
+    gc.freeze()

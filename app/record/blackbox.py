@@ -17,13 +17,18 @@ DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 _ITEM_OVERHEAD = 200  # what a kept sample costs beyond its bytes
 
 Entry = LoggedSample | LivelinessEvent
+# The ring holds plain tuples of strings, bytes and numbers, (log ns, size, key, encoding,
+# payload, attachment, publish ns) or (log ns, size, key, alive): the garbage collector
+# stops tracking such tuples, where a minute of a hundred robots' samples as objects made
+# each of its full passes stall the window for half a second.
+_Kept = tuple[int, int, str, str, bytes, bytes | None, int] | tuple[int, int, str, bool]
 
 
-def _size(entry: Entry) -> int:
-    if isinstance(entry, LivelinessEvent):
-        return _ITEM_OVERHEAD
-    attachment = len(entry.attachment) if entry.attachment is not None else 0
-    return len(entry.payload) + attachment + _ITEM_OVERHEAD
+def _entry(kept: _Kept) -> Entry:
+    if len(kept) == 4:
+        return LivelinessEvent(kept[2], kept[3], kept[0])
+    log_ns, _, key, encoding, payload, attachment, publish_ns = kept
+    return LoggedSample(key, encoding, payload, attachment, log_ns, publish_ns)
 
 
 class BlackBox:
@@ -32,7 +37,7 @@ class BlackBox:
         self.seconds = seconds
         self.max_bytes = max_bytes
         self._window_ns = int(seconds * 1e9)
-        self._ring: deque[tuple[int, Entry]] = deque()
+        self._ring: deque[_Kept] = deque()
         self._bytes = 0
         self._newest_ns = 0
         self._lock = threading.Lock()
@@ -41,7 +46,9 @@ class BlackBox:
               received_s: float, source_time_s: float | None) -> bool:
         log_ns = int(received_s * 1e9)
         publish_ns = log_ns if source_time_s is None else int(source_time_s * 1e9)
-        self._keep(LoggedSample(key, encoding, payload, attachment, log_ns, publish_ns))
+        size = len(payload) + (len(attachment) if attachment is not None else 0) + \
+            _ITEM_OVERHEAD
+        self._keep((log_ns, size, key, encoding, payload, attachment, publish_ns))
         return True
 
     def offer_sample(self, sample: RawSample) -> bool:
@@ -49,25 +56,24 @@ class BlackBox:
                           sample.received, sample.source_time)
 
     def offer_liveliness(self, key: str, alive: bool, received_s: float) -> None:
-        self._keep(LivelinessEvent(key, alive, int(received_s * 1e9)))
+        self._keep((int(received_s * 1e9), _ITEM_OVERHEAD, key, alive))
 
-    def _keep(self, entry: Entry) -> None:
-        size = _size(entry)
+    def _keep(self, kept: _Kept) -> None:
         with self._lock:
-            self._ring.append((size, entry))
-            self._bytes += size
-            self._newest_ns = max(self._newest_ns, entry.log_time_ns)
+            self._ring.append(kept)
+            self._bytes += kept[1]
+            self._newest_ns = max(self._newest_ns, kept[0])
             oldest_ns = self._newest_ns - self._window_ns
             ring = self._ring
-            while ring and (self._bytes > self.max_bytes or ring[0][1].log_time_ns < oldest_ns):
-                self._bytes -= ring.popleft()[0]
+            while ring and (self._bytes > self.max_bytes or ring[0][0] < oldest_ns):
+                self._bytes -= ring.popleft()[1]
 
     def span_s(self) -> float:
         """Log time from the oldest kept sample to the newest."""
         with self._lock:
             if not self._ring:
                 return 0.0
-            return (self._newest_ns - self._ring[0][1].log_time_ns) / 1e9
+            return (self._newest_ns - self._ring[0][0]) / 1e9
 
     def bytes(self) -> int:
         with self._lock:
@@ -76,7 +82,8 @@ class BlackBox:
     def window(self) -> list[Entry]:
         """What the ring holds now, oldest first."""
         with self._lock:
-            return [entry for _, entry in self._ring]
+            kept = list(self._ring)
+        return [_entry(k) for k in kept]
 
     def save(self, path: str | Path, head: Sequence[Entry] = (),
              compression: str = "lz4") -> Path:

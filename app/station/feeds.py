@@ -3,17 +3,20 @@
 Consumers (the panels on screen, a teleop controller, a health monitor, a recorder) hold
 interests (``app.station.interests``). The zenoh thread asks :meth:`FeedHub.route` where a
 sample goes: a key nobody wants is counted by the subscription and never copied. Each wanted
-key has a lane of its own — a thread — so one slow key (a cloud, a JPEG) never delays
-another. On its lane a sample is decoded at most once, whoever needs it; the newest sample
-wins for latest values and conversions (at most two per tick, superseded ones counted as
-dropped); series and streams see every sample in order. Results are frozen values in dicts
-the GUI thread reads at its tick; a version tells whether anything changed.
+key has a lane of its own; the light keys' lanes share a few threads, and a heavy key's (a
+cloud, a JPEG: anything converted) has a thread of its own, so one slow key never delays
+another (``app.station.lane_runner``). On its lane a sample is decoded at most once,
+whoever needs it; the newest sample wins for latest values and conversions (at most two per
+tick, superseded ones counted as dropped); series and streams see every sample in order.
+Results are frozen values in dicts the GUI thread reads at its tick; a version tells whether
+anything changed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import threading
 import time
 from collections import deque
@@ -39,7 +42,8 @@ from app.station.interests import (
     Series,
     Stream,
 )
-from app.station.listening import Wanted
+from app.station.lane_runner import LaneRunner
+from app.station.listening import Wanted, is_heavy
 from app.station.series import SeriesBuffer
 from app.station.series_points import append_points
 
@@ -49,6 +53,9 @@ PENDING_BYTES = 64 * 1024 * 1024  # ...and their bytes: a cloud key's backlog st
 DEFAULT_TICK_S = 1 / 30  # the frame period; newest-wins work runs at most twice in one
 CHECK_MAX_BYTES = 64 * 1024  # unwanted keys this small are still checked for decode errors
 CHECK_PERIOD_S = 0.5  # ...at most this often per key
+
+LIGHT_LANE_THREADS = 3  # the threads all light keys share (see app.station.lane_runner)
+_IDLE, _READY, _WAITING = range(3)  # a lane's states
 
 ErrorCounter = Callable[[str, DecodeError], None]
 
@@ -136,14 +143,14 @@ class _Plan:
 
 
 class Lane:
-    """One key's worker thread."""
+    """One key's work: its samples in order, its newest sample, served by a runner."""
 
     def __init__(self, key: str, plan: _Plan, hub: FeedHub, type_name: str = "") -> None:
         self.key = key
         self.plan = plan
         self.type_name = type_name  # of the sample that made the lane, if one did
         self._hub = hub
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
         self._queue: deque[RawSample] = deque()
         self._queued_bytes = 0
         self._newest: RawSample | None = None
@@ -151,15 +158,19 @@ class Lane:
         self._frame_at = -1  # the hub's frame count when this lane last published
         self._checked_at = 0.0  # arrival of the last sample decoded only to check it
         self._stopped = False
+        # IDLE: nothing to do; READY: handed to a runner (or being served); WAITING: its
+        # newest sample waits for the next frame or half a tick (a timer with this token).
+        self._state = _IDLE
+        self._token = 0
+        self._runner: LaneRunner | None = None  # the one serving it since it left IDLE
+        self._own: LaneRunner | None = None  # a heavy lane's own thread
         self.done = self.dropped = self.errors = 0
         self.busy_s = 0.0
-        self._thread = threading.Thread(target=self._run, name=f"lane {key}", daemon=True)
-        self._thread.start()
 
     # -- the zenoh thread ------------------------------------------------------------------
     def offer(self, sample: RawSample) -> None:
         plan = self.plan
-        with self._cond:
+        with self._lock:
             if plan.every:
                 self._queue.append(sample)
                 self._queued_bytes += _size(sample)
@@ -171,27 +182,66 @@ class Lane:
                 if self._newest is not None and not plan.every:
                     self.dropped += 1  # superseded before its turn
                 self._newest = sample
-            self._cond.notify()
+            hand_over = self._schedule(time.monotonic())
+        if hand_over is not None:
+            hand_over()
 
-    # -- the lane's thread -------------------------------------------------------------------
-    def stop(self) -> None:
-        with self._cond:
-            self._stopped = True
-            self._cond.notify()
+    def frame_taken(self) -> None:
+        with self._lock:
+            hand_over = self._schedule(time.monotonic()) if self._state == _WAITING else None
+        if hand_over is not None:
+            hand_over()
 
-    def join(self, timeout: float) -> None:
-        self._thread.join(timeout)
+    def _schedule(self, now: float) -> Callable[[], None] | None:
+        """What hands this lane to a runner, if it has work and none holds it yet (called
+        holding the lock; the caller hands it over after letting go)."""
+        if self._stopped or self._state == _READY:
+            return None
+        if self._due(now):
+            runner = self._runner_now()
+            self._state = _READY
+            return functools.partial(runner.ready, self)
+        if self._newest is not None and self._state == _IDLE:
+            runner = self._runner_now()
+            self._state, self._token = _WAITING, self._token + 1
+            return functools.partial(self._wait_for_frame, runner, self._next_at, self._token)
+        return None
 
-    def stats(self) -> LaneStats:
-        return LaneStats(self.key, self.done, self.dropped, self.errors, self.busy_s)
+    def _wait_for_frame(self, runner: LaneRunner, due: float, token: int) -> None:
+        self._hub.waiting_for_frame(self)
+        runner.later(self, due, token)
 
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                batch, newest = self._wait_for_work()
-                if self._stopped:
-                    return
-                plan = self.plan
+    def _due(self, now: float) -> bool:
+        return bool(self._queue) or self._newest_due(now)
+
+    def _newest_due(self, now: float) -> bool:
+        # Newest-wins work runs once the consumers took the last result (a frame went by),
+        # else half a tick after the last: a sample that comes just after a conversion still
+        # makes the next frame (waiting for the frame itself would show it a frame late), and
+        # conversions stay within two per frame.
+        return self._newest is not None and (
+            now >= self._next_at or self._hub.frames != self._frame_at)
+
+    def _runner_now(self) -> LaneRunner:
+        """The runner of a lane leaving IDLE: the shared one, or a heavy lane's own."""
+        if self._state != _IDLE and self._runner is not None:
+            return self._runner
+        if not (self.plan.converted or is_heavy(self.type_name)):
+            self._runner = self._hub.runner
+        else:
+            if self._own is None:
+                self._own = LaneRunner(f"lane {self.key}", 1)
+            self._runner = self._own
+        return self._runner
+
+    # -- a runner's thread -------------------------------------------------------------------
+    def serve(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            batch, newest = self._take(time.monotonic())
+            plan = self.plan
+        if batch or newest is not None:
             started = time.thread_time()
             try:
                 self._work(plan, batch, newest)
@@ -199,33 +249,43 @@ class Lane:
                 self.errors += 1
                 self._hub.incidents.record(f"lane {self.key}", exc)
             self.busy_s += time.thread_time() - started
+        with self._lock:
+            self._state = _IDLE
+            hand_over = self._schedule(time.monotonic())
+        if hand_over is not None:
+            hand_over()
 
-    def _wait_for_work(self) -> tuple[list[RawSample], RawSample | None]:
-        while not self._stopped:
-            now = time.monotonic()
-            # Newest-wins work runs once the consumers took the last result (a frame went
-            # by), else half a tick after the last: a sample that comes just after a
-            # conversion still makes the next frame (waiting for the frame itself would show
-            # it a frame late), and conversions stay within two per frame.
-            newest_due = self._newest is not None and (
-                now >= self._next_at or self._hub.frames != self._frame_at)
-            if self._queue or newest_due:
-                batch = list(self._queue)
-                self._queue.clear()
-                self._queued_bytes = 0
-                newest = None
-                if newest_due:
-                    newest, self._newest = self._newest, None
-                    self._next_at = now + self._hub.tick_s / 2
-                    self._frame_at = self._hub.frames
-                return batch, newest
-            self._cond.wait(self._next_at - now if self._newest is not None else None)
-        return [], None
+    def timer_fired(self, token: int) -> bool:
+        with self._lock:
+            if self._state != _WAITING or token != self._token or self._stopped:
+                return False
+            self._state = _READY
+            return True
 
-    def frame_taken(self) -> None:
-        with self._cond:
-            if self._newest is not None:
-                self._cond.notify()
+    def _take(self, now: float) -> tuple[list[RawSample], RawSample | None]:
+        batch = list(self._queue)
+        self._queue.clear()
+        self._queued_bytes = 0
+        newest = None
+        if self._newest_due(now):
+            newest, self._newest = self._newest, None
+            self._next_at = now + self._hub.tick_s / 2
+            self._frame_at = self._hub.frames
+        return batch, newest
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            own = self._own
+        if own is not None:
+            own.stop()
+
+    def join(self, timeout: float) -> None:
+        if self._own is not None:
+            self._own.join(timeout)
+
+    def stats(self) -> LaneStats:
+        return LaneStats(self.key, self.done, self.dropped, self.errors, self.busy_s)
 
     def _work(self, plan: _Plan, batch: list[RawSample], newest: RawSample | None) -> None:
         last = len(batch) - 1
@@ -391,6 +451,9 @@ class FeedHub:
         self._exact: dict[str, _Plan] = {}  # plans of keys named exactly
         self._patterns: tuple[tuple[Consumer, Stream], ...] = ()  # streams on key expressions
         self._lanes: dict[str, Lane] = {}
+        self.runner = LaneRunner("lanes", LIGHT_LANE_THREADS)
+        self._frame_waiters: set[Lane] = set()  # lanes whose newest sample waits for a frame
+        self._waiters_lock = threading.Lock()
         self._routes: dict[tuple[str, str], Lane | None] = {}
         self._lock = threading.RLock()
         self._checker = _Checker(self)
@@ -429,8 +492,14 @@ class FeedHub:
         """The frame clock took this tick's results: lanes holding a newer sample may
         convert it now (so conversions follow the frames, at most one per frame)."""
         self.frames += 1
-        for lane in list(self._lanes.values()):
+        with self._waiters_lock:
+            waiters, self._frame_waiters = self._frame_waiters, set()
+        for lane in waiters:
             lane.frame_taken()
+
+    def waiting_for_frame(self, lane: Lane) -> None:
+        with self._waiters_lock:
+            self._frame_waiters.add(lane)
 
     def count_error(self, key: str, exc: DecodeError) -> None:
         if self._count_error is not None:
@@ -547,9 +616,11 @@ class FeedHub:
             lanes, self._lanes, self._routes = list(self._lanes.values()), {}, {}
         for lane in lanes:
             lane.stop()
+        self.runner.stop()
         self._checker.stop()
         for lane in lanes:
             lane.join(timeout=2)
+        self.runner.join(timeout=2)
 
 
 _UNKNOWN: Any = object()

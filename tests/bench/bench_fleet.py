@@ -1,6 +1,6 @@
 """The station at fleet scale: a simulated fleet of N robots (``fieldstation sim --fleet N``,
-a process of its own: every robot a client of its one zenoh router, about ten topics each,
-full sensors on the first robot of each kind) and the window on the default layout
+a process of its own at nice 10: every robot a client of its one zenoh router, about ten
+topics each, full sensors on the first robot of each kind) and the window on the default layout
 connected to that router as a user would (``--connect``). Measured over the same seconds:
 the app process's CPU (user + system; the fleet's process is not counted) and the worst
 stalls of a 1 ms timer on its event loop.
@@ -45,8 +45,10 @@ def cpu_s() -> float:
 
 def start_fleet(n: int, endpoint: str) -> subprocess.Popen[str]:
     fleet = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "sim", "--fleet", str(n), "--listen", endpoint,
-         "--exit-with-stdin"],
+        # At a lower priority: a depot's robots are other machines, here they share the
+        # station's two cores (at the same priority the window waits for CPU behind them).
+        ["nice", "-n", "10", sys.executable, "-m", "app.cli", "sim", "--fleet", str(n),
+         "--listen", endpoint, "--exit-with-stdin"],
         cwd=REPO, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert fleet.stdout is not None

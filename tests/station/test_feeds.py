@@ -17,6 +17,7 @@ from app.bus.session import BusSession
 from app.codec.decode import DecodedMessage
 from app.codec.registry import registry
 from app.convert.registry import converter, unregister
+from app.station.feeds import LIGHT_LANE_THREADS
 from app.station.interests import Converted, Latest, Stream
 from app.station.station import Station
 from tests.bus.helpers import wait_for, wait_until_heard
@@ -283,3 +284,30 @@ def test_a_key_a_panel_wants_first_still_reaches_the_streams_on_expressions(
         wait_for(lambda: FAST in station.feeds.latest and len(heard) >= 3, timeout=5)
     panel.close()
     watcher.close()
+
+
+def test_the_lanes_of_a_hundred_light_keys_share_a_few_threads(station, robot) -> None:
+    """A thread per key made the window wait its turn at the GIL behind hundreds of them
+    with a fleet online; light keys now share the hub's few threads, in order per key."""
+    keys = [f"fleet/r1/key{i}" for i in range(100)]
+    heard: dict[str, list[int]] = {}
+    consumer = station.consumer("test", on_sample=lambda d: heard.setdefault(
+        d.sample.key, []).append(d.message().root.unixTimeMs))
+    consumer.want({Stream("fleet/r1/*", "fleet.Uplink")})
+    threads_before = threading.active_count()
+    sent = 0
+
+    def every_key_heard() -> bool:
+        nonlocal sent
+        sent += 1
+        for key in keys:
+            robot.zenoh.put(key, uplink(sent), encoding="application/capnp;fleet.Uplink")
+        return len(heard) == len(keys)
+
+    try:
+        wait_for(every_key_heard, timeout=10)
+        wait_for(lambda: all(heard[k][-1] == sent for k in keys), timeout=5)
+    finally:
+        consumer.close()
+    assert threading.active_count() <= threads_before + LIGHT_LANE_THREADS
+    assert all(numbers == sorted(numbers) for numbers in heard.values())  # in order per key
