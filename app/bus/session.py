@@ -53,13 +53,8 @@ class BusSession:
         peers drop samples stamped too far ahead of their clock)."""
         return zenoh.Timestamp(datetime.fromtimestamp(unix_s, UTC), self._timestamp_id)
 
-    def declare_subscriber(self, key_expr: str, callback: Callable[[Any], None],
-                           direct: bool = False) -> Any:
-        """``direct``: the callback runs on zenoh's receiving thread, not on a Python thread
-        of its own per subscriber (a station listening on hundreds of expressions would
-        otherwise have hundreds of threads taking turns at the GIL). It must be quick."""
-        handler = zenoh.handlers.Callback(callback, indirect=False) if direct else callback
-        return self.keep(self.zenoh.declare_subscriber(key_expr, handler))
+    def declare_subscriber(self, key_expr: str, callback: Callable[[Any], None]) -> Any:
+        return self.keep(self.zenoh.declare_subscriber(key_expr, callback))
 
     def declare_queryable(self, key_expr: str, callback: Callable[[Any], None]) -> Any:
         return self.keep(self.zenoh.declare_queryable(key_expr, callback))

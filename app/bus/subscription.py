@@ -1,6 +1,6 @@
 """Subscriptions that count traffic per key and hand on the samples someone wants.
 
-The zenoh callback runs on zenoh's receiving thread: it counts the sample (no payload copy), then
+The zenoh callback runs on a foreign thread: it counts the sample (no payload copy), then
 copies the payload only if it is wanted — into the ring of the newest N samples, or to
 whatever ``route`` returns for its key. Decoding happens when a consumer takes the samples
 (:meth:`Subscription.decode` and :meth:`Subscription.record_error` count failures on the
@@ -81,7 +81,7 @@ class Subscription:
         wanted = frozenset(key_exprs)
         for expr in wanted - self._handles.keys():
             self._handles[expr] = self._bus.declare_subscriber(
-                expr, functools.partial(self._receive, expr), direct=True)
+                expr, functools.partial(self._receive, expr))
         self._listening = wanted
         for expr in [e for e in self._handles if e not in wanted]:
             self._bus.release(self._handles.pop(expr))
