@@ -318,9 +318,9 @@ class CameraPanel(PanelBase):
 
         if self._camera is None or self._camera.type_name not in STILL_TYPES:
             return None
-        options: tuple[tuple[str, Any], ...] = ()
+        options: tuple[tuple[str, Any], ...] = (("fit", self.view.fit_size()),)
         if self._depth_range is not None:
-            options = (("depth_range", self._depth_range),)
+            options += (("depth_range", self._depth_range),)
         return Converted(self._camera.key, "camera.image", options=options, prompt=True)
 
     def _current(self, batch: FrameBatch) -> tuple[CameraFrame | None, float, str, int]:
@@ -335,6 +335,10 @@ class CameraPanel(PanelBase):
                     snapshot.error or snapshot.status, snapshot.dropped + lane_dropped)
         interest = self._still_interest()
         value: ConvertedValue | None = batch.converted.get(interest) if interest else None
+        if value is None and self._shown.frame is not None:
+            # asked again (the view was resized): the last frame stays until the next one
+            frame = self._shown.frame
+            return frame, frame.stamp, self._shown.error, lane_dropped
         if value is None or value.value is None:
             return None, 0.0, value.error if value is not None else "", lane_dropped
         frame = value.value
@@ -342,7 +346,8 @@ class CameraPanel(PanelBase):
 
     def _show(self, frame: CameraFrame | None, error: str) -> None:
         if frame is not None and frame is not self._shown.frame:
-            self.view.set_image(frame.display if frame.display is not None else frame.image)
+            self.view.set_image(frame.display if frame.display is not None else frame.image,
+                                frame.preview, frame.preview_scale)
             self._shown.frame = frame
             now = time.monotonic()
             self._shown.shown_at = [t for t in self._shown.shown_at

@@ -82,6 +82,9 @@ class CameraView(QWidget):
         self.setMinimumSize(160, 120)
         self._array: np.ndarray | None = None
         self._image: QImage | None = None
+        self._preview: QImage | None = None  # the image scaled down on a worker thread
+        self._preview_array: np.ndarray | None = None
+        self._preview_scale = 1.0
         self._overlays: list[DrawnOverlay] = []
         self._message = ""
         self._greyed = False
@@ -93,10 +96,17 @@ class CameraView(QWidget):
         self._drag_from: QPointF | None = None
 
     # -- content ------------------------------------------------------------------------------
-    def set_image(self, image: np.ndarray | None) -> None:
+    def set_image(self, image: np.ndarray | None, preview: np.ndarray | None = None,
+                  preview_scale: float = 1.0) -> None:
+        """``preview``: the same picture scaled by ``preview_scale`` (< 1), drawn instead of
+        it while the view shows it at about that scale (the size :meth:`fit_size` asks for)."""
         old_size = self.image_size()
         self._array = image
         self._image = qimage_over(image) if image is not None else None
+        preview = preview if image is not None else None
+        self._preview_array = preview
+        self._preview = qimage_over(preview) if preview is not None else None
+        self._preview_scale = preview_scale
         if self.image_size() != old_size and not self._fit:
             self._fit = True
         self.update()
@@ -111,6 +121,13 @@ class CameraView(QWidget):
         if (text, grey) != (self._message, self._greyed):
             self._message, self._greyed = text, grey
             self.update()
+
+    def fit_size(self) -> tuple[int, int]:
+        """The widget's size in screen pixels, in the picture's orientation: the size a
+        preview fits the view in."""
+        ratio = self.devicePixelRatioF()
+        width, height = round(self.width() * ratio), round(self.height() * ratio)
+        return (height, width) if self._quarter_turns % 2 else (width, height)
 
     def image_size(self) -> tuple[int, int]:
         return (self._image.width(), self._image.height()) if self._image is not None else (0, 0)
@@ -199,7 +216,7 @@ class CameraView(QWidget):
             # Below 1:1 smoothing keeps fine detail from aliasing; above, pixels stay square
             # so an engineer can read them.
             painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, scale < 1.0)
-            painter.drawImage(QPointF(0, 0), self._image)
+            self._draw_picture(painter, transform, scale)
             painter.resetTransform()
             if self._greyed:
                 painter.fillRect(self.rect(), GREY_VEIL)
@@ -211,6 +228,24 @@ class CameraView(QWidget):
         if self._message:
             self._paint_message(painter)
         painter.end()
+
+    def _draw_picture(self, painter: QPainter, transform: QTransform, scale: float) -> None:
+        preview, image = self._preview, self._image
+        assert image is not None
+        if preview is None or scale > self._preview_scale * 1.001:
+            painter.drawImage(QPointF(0, 0), image)  # zoomed in past it: the full picture
+            return
+        relative = scale / self._preview_scale  # screen pixels per preview pixel
+        upright = not transform.isRotating() and transform.m11() > 0 and transform.m22() > 0
+        if abs(relative - 1.0) < 1e-3 and upright:
+            # The preview is the picture at this very scale: copied, not scaled.
+            painter.resetTransform()
+            origin = transform.map(QPointF(0, 0))
+            painter.drawImage(QPointF(round(origin.x()), round(origin.y())), preview)
+            return
+        painter.setTransform(QTransform.fromScale(1 / self._preview_scale,
+                                                  1 / self._preview_scale) * transform)
+        painter.drawImage(QPointF(0, 0), preview)
 
     def _paint_overlays(self, painter: QPainter, transform: QTransform, scale: float) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)

@@ -19,3 +19,21 @@ def qt_image(image: np.ndarray) -> np.ndarray:
     if image.shape[2] == 4:
         return cv2.cvtColor(image, cv2.COLOR_RGBA2BGRA)
     return image
+
+
+def preview_of(display: np.ndarray, fit: tuple[int, int] | None) -> tuple[np.ndarray | None,
+                                                                          float]:
+    """The picture scaled down to fit ``fit`` (width, height in screen pixels, in the
+    picture's own orientation), and its scale (preview pixels per picture pixel); (None, 1)
+    when it fits already. Done on the topic's lane so the GUI thread draws a picture its own
+    size: scaling a 1080p one while painting cost it about 7 ms a frame."""
+    if fit is None or display.ndim not in (2, 3):
+        return None, 1.0
+    height, width = display.shape[:2]
+    scale = min(fit[0] / width, fit[1] / height)
+    if not 0 < scale < 1:
+        return None, 1.0
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    # Area averaging only where a pixel gathers several (it costs 2-3x a linear one).
+    method = cv2.INTER_AREA if scale < 0.5 else cv2.INTER_LINEAR
+    return cv2.resize(display, size, interpolation=method), scale

@@ -34,7 +34,7 @@ import numpy as np
 
 from app.camera.colormap import Range
 from app.camera.compressed import decode_image
-from app.camera.display import qt_image
+from app.camera.display import preview_of, qt_image
 from app.camera.model import CameraFrame
 from app.camera.raw import Pixels, check_size, depth_pixels, raw_pixels
 from app.codec.data_view import data_array
@@ -49,9 +49,10 @@ VIDEO = ("h264", "vp8", "vp9", "h265")
 
 
 def image_frame(decoded: DecodedMessage, source: str = "",
-                depth_range: Range | None = None) -> CameraFrame:
+                depth_range: Range | None = None,
+                fit: tuple[int, int] | None = None) -> CameraFrame:
     """The display frame of one image message (of the camera ``source`` when the message
-    carries several)."""
+    carries several), with a preview scaled to ``fit`` (see app.camera.display)."""
     started = time.thread_time()
     reader = _READERS.get(decoded.type_name)
     if reader is None:
@@ -62,9 +63,10 @@ def image_frame(decoded: DecodedMessage, source: str = "",
         except DecodeError as exc:  # a missing or short attachment buffer: says which
             raise ConversionError(str(exc)) from None
         display = pixels.display if pixels.display is not None else qt_image(pixels.image)
+        preview, preview_scale = preview_of(display, fit)
     return CameraFrame(pixels.image, stamp, frame_id, encoding, source, pixels.values,
                        pixels.value_unit, pixels.value_range, time.thread_time() - started,
-                       display)
+                       display, preview, preview_scale)
 
 
 def camera_sources(decoded: DecodedMessage) -> list[tuple[str, str, str]]:

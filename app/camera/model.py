@@ -33,6 +33,8 @@ class CameraFrame:
     value_range: tuple[float, float] | None = None  # the colour map's range, when one was used
     decode_s: float = 0.0  # time spent decoding and converting this frame (thread CPU)
     display: np.ndarray | None = None  # None: draw ``image``
+    preview: np.ndarray | None = None  # ``display`` scaled down to the view's size, if asked
+    preview_scale: float = 1.0  # preview pixels per image pixel
 
     @property
     def width(self) -> int:

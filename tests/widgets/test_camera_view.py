@@ -154,3 +154,56 @@ def test_overlays_are_clipped_to_the_picture(qtbot: QtBot) -> None:
     pixels = grab(view)
     assert red_near(pixels, *on_screen(view, 250, 90))  # the edge inside the picture
     assert not red_near(pixels, *on_screen(view, 400, 60))  # the top edge past the picture
+
+
+def pattern_image(width: int, height: int) -> np.ndarray:
+    """B, G, R, X: a gradient with 64-pixel blocks, and 8-pixel dark and light stripes
+    across its middle rows (detail only the full picture has)."""
+    image = np.zeros((height, width, 4), np.uint8)
+    image[..., 0] = np.linspace(0, 255, width, dtype=np.uint8)
+    blocks = ((np.arange(height)[:, None] // 64 + np.arange(width)[None, :] // 64) % 2)
+    image[..., 1] = (blocks * 200).astype(np.uint8)
+    middle = slice(height // 2 - 40, height // 2 + 40)
+    image[middle, :, :3] = 0
+    image[middle, (np.arange(width) // 8) % 2 == 1, :3] = 220
+    image[..., 3] = 255
+    return image
+
+
+def test_a_preview_made_for_the_view_is_drawn_in_place_of_the_full_picture(
+        qtbot: QtBot) -> None:
+    from app.camera.display import preview_of
+
+    full = pattern_image(1920, 1080)
+    shown = {}
+    for name in ("full", "preview"):
+        view = CameraView()
+        qtbot.addWidget(view)
+        view.resize(640, 400)
+        preview, scale = preview_of(full, view.fit_size()) if name == "preview" else (None, 1)
+        view.set_image(full, preview, scale)
+        view.set_overlays([box_overlay()])
+        shown[name] = grab(view).astype(int)
+        box_at = on_screen(view, *BOX[0])
+        if name == "preview":
+            assert preview is not None and scale == pytest.approx(view.view_scale(), rel=1e-3)
+            assert (view.image_size(), view.snapshot().width()) == ((1920, 1080), 1920)
+            view.one_to_one()  # zoomed past the preview: the full picture's own pixels
+            pixels = grab(view)
+            x, y = on_screen(view, 964, 540)  # the middle of a dark stripe, ...
+            x_light, _ = on_screen(view, 972, 540)  # ... and of a light one
+            assert pixels[y, x].max() < 40 and pixels[y, x_light].min() > 200
+    # the same picture, the overlay on the same pixels
+    above_stripes = slice(0, box_at[1] + 100)  # the box's corner is at row 60 of 1080
+    assert np.abs(shown["full"] - shown["preview"])[above_stripes].mean() < 4
+    assert red_near(shown["preview"].astype(np.uint8), *box_at)
+
+
+def test_a_preview_is_only_made_when_the_picture_is_bigger_than_the_view() -> None:
+    from app.camera.display import preview_of
+
+    image = pattern_image(1920, 1080)
+    preview, scale = preview_of(image, (960, 1000))
+    assert preview is not None and preview.shape == (540, 960, 4) and scale == 0.5
+    assert preview_of(image, (2000, 1200)) == (None, 1.0)
+    assert preview_of(image, None) == (None, 1.0)
