@@ -22,6 +22,7 @@ SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 MIN_SPEED, MAX_SPEED = SPEEDS[0], SPEEDS[-1]
 STEP_NS = 100_000_000  # one step plays the next 0.1 s of the log, then pauses
 SEEK_LOOKBACK_NS = 10_000_000_000  # a seek shows what each key last said within this
+OPENING_NS = 250_000_000  # presence heard this early holds from the start (see below)
 IDLE_WAIT_S = 0.02  # the longest the thread sleeps before looking at its commands again
 
 
@@ -239,10 +240,12 @@ class LogPlayer:
 
 
 def _alive_from_first_sample(reader: LogReader) -> list[LivelinessEvent]:
-    """The log's presence events by time, a robot's first one moved back to its first
-    sample when that came earlier and it says alive: the robot was publishing, so alive,
-    before the recorder heard of its token (a recording begun before the station knew its
-    robots heard their samples first)."""
+    """The log's presence events by time, a robot's first one moved back when it says
+    alive: to its first sample when that came earlier (the robot was publishing, so alive,
+    before the recorder heard of its token), and to the log's start when that is in the
+    log's first quarter second (a recording begun while the station was still meeting its robots:
+    the samples of one robot may come a millisecond before the others' presence, and the
+    log played from its start showed those robots offline)."""
     events = sorted(reader.liveliness(), key=lambda e: e.log_time_ns)
     seen: set[str] = set()
     moved = []
@@ -251,8 +254,10 @@ def _alive_from_first_sample(reader: LogReader) -> list[LivelinessEvent]:
             first = min((c.first_ns for c in reader.channels()
                          if c.key.startswith(event.key + "/") and not c.key.endswith("/catalog")),
                         default=event.log_time_ns)
-            if first < event.log_time_ns:
-                event = dataclasses.replace(event, log_time_ns=first)
+            at = min(first, event.log_time_ns)
+            if at - reader.start_ns <= OPENING_NS:
+                at = reader.start_ns
+            event = dataclasses.replace(event, log_time_ns=at)
         seen.add(event.key)
         moved.append(event)
     return sorted(moved, key=lambda e: e.log_time_ns)

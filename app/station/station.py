@@ -295,12 +295,16 @@ class Station:
 
     def _on_presence(self, presence: RobotPresence) -> None:
         with self._lock:
-            if presence.robot_id not in self._robots:
-                self._listening_changed()
+            new = presence.robot_id not in self._robots
             info = self._robots.get(presence.robot_id) or RobotInfo(presence.robot_id)
             info = self._robots[presence.robot_id] = dataclasses.replace(
                 info, online=presence.online, changed=presence.changed)
+        # The watchers first, then the worker subscribes to the new robot's keys: a recorder
+        # logs the robot's arrival before any of its samples (a log played from its start
+        # showed robots offline whose first samples came a few ms before their presence).
         self._tell(info)
+        if new:
+            self._listening_changed()
 
     def _tell(self, info: RobotInfo) -> None:
         for watcher in list(self._watchers):

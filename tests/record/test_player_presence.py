@@ -1,6 +1,7 @@
 """A played log's presence: a robot that was publishing before the recorder heard of its
 token (a recording begun as the station was still meeting its robots) is there from its
-first sample, not only from its token's event some milliseconds later."""
+first sample, not only from its token's event some milliseconds later; robots met in the
+log's opening moment are there from its start; a robot coming later is not."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ def test_a_robot_publishing_before_its_token_was_heard_is_online_from_the_start(
     recorder = Recorder(tmp_path / "log.mcap")
     recorder.offer("fleet/rover-1/uplink/status", "text/plain", b"s", None, T0, None)
     recorder.offer_liveliness("fleet/rover-1", True, T0 + 0.03)  # heard just after
+    # met in the log's opening moment, after another robot's first sample
+    recorder.offer_liveliness("fleet/humanoid-1", True, T0 + 0.04)
+    recorder.offer("fleet/humanoid-1/uplink", "text/plain", b"h", None, T0 + 0.05, None)
     recorder.offer_liveliness("fleet/car-1", True, T0 + 0.5)  # a robot coming later
     recorder.offer("fleet/car-1/entities/car-1", "text/plain", b"c", None, T0 + 0.6, None)
     recorder.offer("fleet/rover-1/uplink/status", "text/plain", b"s", None, T0 + 1.0, None)
@@ -37,6 +41,6 @@ def test_a_robot_publishing_before_its_token_was_heard_is_online_from_the_start(
             wait_for(lambda: heard)  # the presence at the start, handed over paused
             with lock:
                 at_start = {e.key: e.alive for e in heard}
-            assert at_start == {"fleet/rover-1": True}
+            assert at_start == {"fleet/rover-1": True, "fleet/humanoid-1": True}
         finally:
             player.close()
