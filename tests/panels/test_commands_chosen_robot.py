@@ -63,7 +63,7 @@ def test_every_kind_of_command_goes_to_the_active_robot_only(
     qtbot.waitUntil(lambda: not window.estop_engaged(), timeout=10_000)
 
     # Teleop with the deadman held.
-    pad = Pad(window.teleop())
+    pad = Pad(window.teleop(), regrip=True)
     try:
         qtbot.waitUntil(lambda: window.teleop().status().link.live, timeout=8_000)
         pad.deadman = True
@@ -73,7 +73,8 @@ def test_every_kind_of_command_goes_to_the_active_robot_only(
             f"{ROVER}/command/{segment}"
             for segment in ("service", "go_to", "estop", "teleop")}
 
-        # Another robot made active, the deadman still held.
+        # Another robot made active, the deadman still held (and no longer pressed again).
+        pad.regrip = False
         switched = time.monotonic()
         window.set_active_robot("humanoid-1")
         qtbot.wait(800)

@@ -61,11 +61,18 @@ class Heard:
             return [c for c in self.items if c.robot == robot and c.at >= since]
 
 
-class Pad:
-    """A controller held as the test says, read 20 times a second like the gamepad thread."""
+LATCHED = "release the deadman and press it again to drive"
 
-    def __init__(self, session: Any) -> None:
+
+class Pad:
+    """A controller held as the test says, read 20 times a second like the gamepad thread.
+    With ``regrip``, it does what an operator does when told to: a deadman held through a
+    moment that forbade driving (a loaded machine's late tick) is released and pressed."""
+
+    def __init__(self, session: Any, *, regrip: bool = False) -> None:
         self.deadman = False
+        self.regrip = regrip
+        self.regrips = 0
         self._session = session
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -73,7 +80,11 @@ class Pad:
 
     def _run(self) -> None:
         while not self._stop.wait(0.05):
-            buttons = frozenset({"leftshoulder"}) if self.deadman else frozenset()
+            held = self.deadman
+            if held and self.regrip and self._session.status().teleop.reason == LATCHED:
+                held = False
+                self.regrips += 1
+            buttons = frozenset({"leftshoulder"}) if held else frozenset()
             self._session.set_input(InputState(axes={"lefty": -1.0}, buttons=buttons,
                                                read_at=time.monotonic(), device="pad"))
 
