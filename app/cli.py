@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from app import render_text
+from app import heap, render_text
 from app.bus import catalog as catalog_mod
 from app.bus.config import DEFAULT_ENDPOINT, BusConfig, file_mode
 from app.bus.keys import check_key_expr, check_robot_id
@@ -594,7 +594,10 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
 def run(argv: Sequence[str] | None = None) -> NoReturn:
     """``main``, then out of the process at once, files and output flushed: without
     Python's finalization, which aborts the process ("FATAL: exception not rethrown") when
-    a zenoh or Cap'n Proto thread is still winding down as the interpreter goes."""
+    a zenoh or Cap'n Proto thread is still winding down as the interpreter goes. The C heap
+    is kept from creeping up over a long run (:mod:`app.heap`) before any thread starts."""
+    heap.limit_arenas()
+    heap.start_trimming()
     code = main(argv)
     logging.shutdown()
     sys.stdout.flush()
