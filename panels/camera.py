@@ -328,6 +328,7 @@ class CameraPanel(PanelBase):
         lane = batch.lanes.get(self._camera.key) if self._camera is not None else None
         lane_dropped = lane.dropped if lane is not None else 0
         if self._feed is not None:
+            self._feed.fit = self.view.fit_size()
             snapshot = self._feed.latest()
             self._feed.taken(snapshot.version)
             frame = snapshot.frame

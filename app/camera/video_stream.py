@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from app.camera.display import preview_of
 from app.camera.model import CameraFrame
 from app.camera.video import VideoDecoder
 from app.codec.errors import DecodeError
@@ -50,6 +52,9 @@ class VideoFeed:
 
     def __init__(self, source: str = "", on_picture: Callable[[], None] | None = None) -> None:
         self.source = source  # bow: the ImageSample's ``source``; "" = the first video one
+        # The view's size (``CameraView.fit_size``), set by the GUI thread: each shown picture
+        # gets a preview scaled to it here, so the GUI thread does not scale 1080p per frame.
+        self.fit: tuple[int, int] | None = None
         self._on_picture = on_picture  # told when a new picture is ready (wakes the display)
         self._sources: tuple[str, ...] = ()  # the cameras a bow message carries
         self._decoder: VideoDecoder | None = None
@@ -87,7 +92,7 @@ class VideoFeed:
         except (DecodeError, ConversionError) as exc:
             self._publish(None, str(exc) or type(exc).__name__)
         else:
-            self._publish(frame, "")
+            self._publish(self._with_preview(frame), "")
 
     # -- the lane thread -----------------------------------------------------------------
     def _compressed_video(self, message: Any, delivery: Delivery) -> CameraFrame | None:
@@ -117,7 +122,7 @@ class VideoFeed:
                     return None
                 from app.camera.images import image_frame  # stills: their own decoders
 
-                return image_frame(message, source=self.source)
+                return image_frame(message, source=self.source, fit=self.fit)
             source = str(sample.source)
             lost = self._gap(int(sample.frameNumber))
             data = sample.data
@@ -125,6 +130,18 @@ class VideoFeed:
         frame = self._decode(decoder, data, self._stamp(root, delivery), lost,
                              delivery.superseded)
         return dataclasses.replace(frame, source=source) if frame is not None else None
+
+    def _with_preview(self, frame: CameraFrame | None) -> CameraFrame | None:
+        fit = self.fit
+        if frame is None or frame.preview is not None or fit is None:
+            return frame  # a still of a bow message has its preview already, if asked
+        started = time.thread_time()
+        preview, scale = preview_of(frame.display if frame.display is not None
+                                    else frame.image, fit)
+        if preview is None:
+            return frame
+        return dataclasses.replace(frame, preview=preview, preview_scale=scale,
+                                   decode_s=frame.decode_s + time.thread_time() - started)
 
     def _pick(self, samples: Any) -> Any:
         for sample in samples:

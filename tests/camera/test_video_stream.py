@@ -99,6 +99,24 @@ def test_compressed_video_shows_each_picture_with_its_stamp_and_frame() -> None:
     assert 0 < snapshot.decode_s < 1.0
 
 
+def test_a_picture_comes_with_a_preview_the_size_of_the_view() -> None:
+    images, packets = stream("h264")
+    feed = VideoFeed()
+    lane = Lane(feed)
+    snapshot = lane.deliver("foxglove.CompressedVideo", compressed_video(packets[0], 0))
+    assert snapshot.frame is not None and snapshot.frame.preview is None  # no size asked yet
+    feed.fit = (160, 200)  # the view: 160 x 200 screen pixels
+    snapshot = lane.deliver("foxglove.CompressedVideo", compressed_video(packets[1], 1))
+    frame = snapshot.frame
+    assert frame is not None and frame.preview is not None
+    assert frame.preview.shape[:2] == (120, 160) and frame.preview_scale == 0.5
+    shrunk = cv2.resize(images[1], (160, 120), interpolation=cv2.INTER_AREA)
+    assert np.abs(frame.preview[..., 2::-1].astype(np.int16) - shrunk).mean() < 8.0
+    feed.fit = (640, 480)  # larger than the picture: drawn as it is
+    snapshot = lane.deliver("foxglove.CompressedVideo", compressed_video(packets[2], 2))
+    assert snapshot.frame is not None and snapshot.frame.preview is None
+
+
 def test_pictures_the_gui_never_took_count_as_dropped() -> None:
     _, packets = stream("h264")
     lane = Lane(VideoFeed())
