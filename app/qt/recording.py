@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QLabel, QToolBar
 
 from app.record.blackbox import BlackBox
 from app.record.incident_watch import IncidentWatch
+from app.record.retention import KEEP_BYTES, prune_oldest
 from app.record.station_tap import StationTap
 from app.record.writer import Recorder, RecorderStatus
 
@@ -147,7 +148,10 @@ class RecordingControls(QObject):
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self.black_box.save(path, head)
-                self.black_box_saved.emit(str(path), reason)
+                pruned = prune_oldest(path.parent, "black-box-*.mcap")
+                self.black_box_saved.emit(str(path), reason + (
+                    f"; the {len(pruned)} oldest deleted (black boxes are kept to "
+                    f"{KEEP_BYTES / 1024**3:g} GB)" if pruned else ""))
             except OSError as exc:
                 self.black_box_saved.emit("", f"{reason}: not saved ({exc.strerror or exc})")
             finally:

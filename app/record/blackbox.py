@@ -81,23 +81,26 @@ class BlackBox:
 
     def window(self) -> list[Entry]:
         """What the ring holds now, oldest first."""
+        return [_entry(k) for k in self._kept()]
+
+    def _kept(self) -> list[_Kept]:
         with self._lock:
-            kept = list(self._ring)
-        return [_entry(k) for k in kept]
+            return list(self._ring)
 
     def save(self, path: str | Path, head: Sequence[Entry] = (),
              compression: str = "lz4") -> Path:
         """Writes ``head`` (e.g. each robot's catalog and presence) and then the window as
         one complete MCAP file. Head entries older than the window are restated at its
         start (their publish time is kept), so the file plays from there on its own."""
-        entries = self.window()  # the ring goes on taking samples while the file is written
+        kept = self._kept()  # the ring goes on taking samples while the file is written
         path = Path(path)
-        start_ns = entries[0].log_time_ns if entries else 0
+        start_ns = kept[0][0] if kept else 0
         with open(path, "wb") as stream:
             sink = McapSink(stream, compression)
             for entry in head:
                 _write(sink, entry, max(entry.log_time_ns, start_ns))
-            for entry in entries:
+            for item in kept:  # one entry at a time: a minute of a depot is 100k samples
+                entry = _entry(item)
                 _write(sink, entry, entry.log_time_ns)
             sink.finish()
         return path
