@@ -15,11 +15,13 @@ import os
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
 import simplejpeg
+from PySide6.QtCore import QEventLoop, QTimer
 
 from app.bus.config import BusConfig
 from app.bus.publisher import Publisher, Traffic
@@ -98,7 +100,7 @@ def camera_pipeline(jpeg: bytes, frames: int) -> tuple[list[float], list[float],
     from panels.camera import CameraPanel
     from widgets.camera_view import CameraView
 
-    app = create_application()
+    create_application()
     endpoint = f"tcp/127.0.0.1:{free_port()}"
     latencies: list[float] = []
     gui: list[float] = []
@@ -133,27 +135,20 @@ def camera_pipeline(jpeg: bytes, frames: int) -> tuple[list[float], list[float],
         try:
             window.resize(1400, 900)
             window.show()
-            while window.station.status.session != "online":
-                app.processEvents()
-                time.sleep(0.01)
+            run_until(lambda: window.station.status.session == "online", 15)
             warm_up = threading.Thread(target=publish, args=(robot, jpeg, 10**6, stop))
             warm_up.start()  # until the panel shows the camera: topics seen, lane running
-            until = time.monotonic() + 15
-            while panel._shown.frame is None and time.monotonic() < until:
-                app.processEvents()
-                time.sleep(0.001)
+            run_until(lambda: panel._shown.frame is not None, 15)
             stop.set()
             warm_up.join()
             stop.clear()
-            _spin(app, 0.3)
+            run_until(lambda: False, 0.3)
             latencies.clear()
             gui.clear()
             putter = threading.Thread(target=publish, args=(robot, jpeg, frames, stop))
             putter.start()
-            while putter.is_alive():
-                app.processEvents()
-                time.sleep(0.0005)
-            _spin(app, 0.3)
+            run_until(lambda: not putter.is_alive(), frames / RATE_HZ + 30)
+            run_until(lambda: False, 0.3)
             stop.set()
             putter.join()
             lane = window.station.feeds.lane_stats().get(KEY)
@@ -164,11 +159,17 @@ def camera_pipeline(jpeg: bytes, frames: int) -> tuple[list[float], list[float],
     return latencies[1:], gui[1:], lane.dropped if lane is not None else 0
 
 
-def _spin(app: object, seconds: float) -> None:
-    until = time.monotonic() + seconds
-    while time.monotonic() < until:
-        app.processEvents()  # type: ignore[attr-defined]
-        time.sleep(0.001)
+def run_until(done: Callable[[], bool], seconds: float) -> None:
+    """Qt's own event loop, as the app runs it (a polling loop would add its sleeps to every
+    wake), until ``done`` or ``seconds`` have passed."""
+    loop = QEventLoop()
+    poll = QTimer(interval=20)
+    poll.timeout.connect(lambda: loop.quit() if done() else None)
+    QTimer.singleShot(round(seconds * 1000), loop.quit)
+    poll.start()
+    if not done():
+        loop.exec()
+    poll.stop()
 
 
 def run() -> list[str]:
