@@ -347,8 +347,11 @@ class CameraPanel(PanelBase):
 
     def _show(self, frame: CameraFrame | None, error: str) -> None:
         if frame is not None and frame is not self._shown.frame:
-            self.view.set_image(frame.display if frame.display is not None else frame.image,
-                                frame.preview, frame.preview_scale)
+            if frame.deferred:  # decoded only at the view's size
+                self.view.set_image(None, frame.preview, frame.preview_scale,
+                                    size=(frame.width, frame.height), full=frame.drawn)
+            else:
+                self.view.set_image(frame.drawn(), frame.preview, frame.preview_scale)
             self._shown.frame = frame
             now = time.monotonic()
             self._shown.shown_at = [t for t in self._shown.shown_at
@@ -412,7 +415,8 @@ class CameraPanel(PanelBase):
             self.pixel_line.setText("")
             return
         col, row = int(x), int(y)
-        source = frame.values if frame.values is not None else frame.image
+        # a picture decoded only at the view's size is decoded in full here, once a frame
+        source = frame.values if frame.values is not None else frame.pixels()
         if not (0 <= row < source.shape[0] and 0 <= col < source.shape[1]):
             self.pixel_line.setText("")
             return

@@ -10,6 +10,7 @@ outlines keep their width on screen and texts stay upright and readable.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,6 +86,8 @@ class CameraView(QWidget):
         self._preview: QImage | None = None  # the image scaled down on a worker thread
         self._preview_array: np.ndarray | None = None
         self._preview_scale = 1.0
+        self._size = (0, 0)  # the picture's, in image pixels
+        self._full: Callable[[], np.ndarray] | None = None  # the picture when only previewed
         self._overlays: list[DrawnOverlay] = []
         self._message = ""
         self._greyed = False
@@ -97,16 +100,25 @@ class CameraView(QWidget):
 
     # -- content ------------------------------------------------------------------------------
     def set_image(self, image: np.ndarray | None, preview: np.ndarray | None = None,
-                  preview_scale: float = 1.0) -> None:
+                  preview_scale: float = 1.0, *, size: tuple[int, int] | None = None,
+                  full: Callable[[], np.ndarray] | None = None) -> None:
         """``preview``: the same picture scaled by ``preview_scale`` (< 1), drawn instead of
-        it while the view shows it at about that scale (the size :meth:`fit_size` asks for)."""
+        it while the view shows it at about that scale (the size :meth:`fit_size` asks for).
+        A picture decoded only at the preview's size comes as no ``image``, its ``size``
+        (width, height) and ``full``, which decodes it (for a snapshot)."""
         old_size = self.image_size()
+        if image is None and size is None:
+            preview = None
         self._array = image
         self._image = qimage_over(image) if image is not None else None
-        preview = preview if image is not None else None
         self._preview_array = preview
         self._preview = qimage_over(preview) if preview is not None else None
         self._preview_scale = preview_scale
+        self._full = full if image is None and preview is not None else None
+        if image is not None:
+            self._size = (image.shape[1], image.shape[0])
+        else:
+            self._size = size if size is not None and preview is not None else (0, 0)
         if self.image_size() != old_size and not self._fit:
             self._fit = True
         self.update()
@@ -123,14 +135,22 @@ class CameraView(QWidget):
             self.update()
 
     def fit_size(self) -> tuple[int, int]:
-        """The widget's size in screen pixels, in the picture's orientation: the size a
-        preview fits the view in."""
+        """The size in screen pixels, in the picture's own orientation, that a preview is
+        made to fit: the widget's while the picture fits it, the picture's as zoomed (at
+        most its own size) while zoomed or panned."""
         ratio = self.devicePixelRatioF()
+        if not self._fit and self.has_picture():
+            scale = min(self._scale * ratio, 1.0)
+            width, height = self.image_size()
+            return max(1, math.ceil(width * scale)), max(1, math.ceil(height * scale))
         width, height = round(self.width() * ratio), round(self.height() * ratio)
         return (height, width) if self._quarter_turns % 2 else (width, height)
 
     def image_size(self) -> tuple[int, int]:
-        return (self._image.width(), self._image.height()) if self._image is not None else (0, 0)
+        return self._size
+
+    def has_picture(self) -> bool:
+        return self._image is not None or self._preview is not None
 
     # -- view ---------------------------------------------------------------------------------
     def fit(self) -> None:
@@ -195,12 +215,14 @@ class CameraView(QWidget):
         width, height = self._oriented_size()
         out = QImage(max(width, 1), max(height, 1), QImage.Format.Format_RGB32)
         out.fill(BACKGROUND)
-        if self._image is None:
+        array = self._full() if self._image is None and self._full is not None else None
+        image = self._image if array is None else qimage_over(array)
+        if image is None:
             return out
         painter = QPainter(out)
         transform = self._orientation_transform()
         painter.setTransform(transform)
-        painter.drawImage(QPointF(0, 0), self._image)
+        painter.drawImage(QPointF(0, 0), image)
         self._paint_overlays(painter, transform, 1.0)
         painter.end()
         return out
@@ -209,7 +231,7 @@ class CameraView(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.fillRect(self.rect(), BACKGROUND)
-        if self._image is not None:
+        if self.has_picture():
             transform = self.image_transform()
             scale = self.view_scale()
             painter.setTransform(transform)
@@ -231,10 +253,12 @@ class CameraView(QWidget):
 
     def _draw_picture(self, painter: QPainter, transform: QTransform, scale: float) -> None:
         preview, image = self._preview, self._image
-        assert image is not None
-        if preview is None or scale > self._preview_scale * 1.001:
+        if image is not None and (preview is None or scale > self._preview_scale * 1.001):
             painter.drawImage(QPointF(0, 0), image)  # zoomed in past it: the full picture
             return
+        # (with no full picture, a preview zoomed past stands in until the next frame's,
+        # made at the new size, comes)
+        assert preview is not None
         relative = scale / self._preview_scale  # screen pixels per preview pixel
         upright = not transform.isRotating() and transform.m11() > 0 and transform.m22() > 0
         if abs(relative - 1.0) < 1e-3 and upright:

@@ -35,7 +35,7 @@ import numpy as np
 from app.camera.colormap import Range
 from app.camera.compressed import decode_image
 from app.camera.display import preview_of, qt_image
-from app.camera.model import CameraFrame
+from app.camera.model import CameraFrame, FullPicture
 from app.camera.raw import Pixels, check_size, depth_pixels, raw_pixels
 from app.codec.data_view import data_array
 from app.codec.decode import DecodedMessage
@@ -59,14 +59,38 @@ def image_frame(decoded: DecodedMessage, source: str = "",
         raise ConversionError(f"{decoded.type_name} is not a still image")
     with converting(decoded.type_name):
         try:
-            pixels, encoding, stamp, frame_id, source = reader(decoded, source, depth_range)
+            pixels, encoding, stamp, frame_id, source = reader(decoded, source, depth_range,
+                                                               fit)
         except DecodeError as exc:  # a missing or short attachment buffer: says which
             raise ConversionError(str(exc)) from None
         display = pixels.display if pixels.display is not None else qt_image(pixels.image)
+        if pixels.full is not None:
+            return _reduced_frame(pixels, display, fit, (encoding, stamp, frame_id, source),
+                                  started)
         preview, preview_scale = preview_of(display, fit)
     return CameraFrame(pixels.image, stamp, frame_id, encoding, source, pixels.values,
                        pixels.value_unit, pixels.value_range, time.thread_time() - started,
                        display, preview, preview_scale)
+
+
+def _reduced_frame(pixels: Pixels, display: np.ndarray, fit: Fit,
+                   about: tuple[str, float, str, str], started: float) -> CameraFrame:
+    """A frame of a picture decoded at a reduced size: that is its preview (scaled on to
+    ``fit``); the full picture is decoded only if something asks for it."""
+    full = pixels.full
+    assert full is not None
+
+    def decode_full() -> tuple[np.ndarray, np.ndarray | None]:
+        whole = full()
+        return whole.image, whole.display
+
+    preview, scale = preview_of(display, fit)
+    if preview is None:
+        preview, scale = display, 1.0
+    encoding, stamp, frame_id, source = about
+    return CameraFrame(FullPicture(*pixels.full_size, decode_full), stamp, frame_id,
+                       encoding, source, decode_s=time.thread_time() - started,
+                       preview=preview, preview_scale=scale * pixels.scale)
 
 
 def camera_sources(decoded: DecodedMessage) -> list[tuple[str, str, str]]:
@@ -80,15 +104,18 @@ def camera_sources(decoded: DecodedMessage) -> list[tuple[str, str, str]]:
 
 
 Read = tuple[Pixels, str, float, str, str]  # pixels, encoding, stamp, frame id, source
+Fit = tuple[int, int] | None  # the view's size: a JPEG shown smaller may decode smaller
 
 
-def _compressed(decoded: DecodedMessage, source: str, depth_range: Range | None) -> Read:
+def _compressed(decoded: DecodedMessage, source: str, depth_range: Range | None,
+                fit: Fit) -> Read:
     root = decoded.root
-    pixels = decode_image(data_array(root, "data"), root.format, depth_range)
+    pixels = decode_image(data_array(root, "data"), root.format, depth_range, fit)
     return pixels, root.format or "image", _stamp(root), root.frameId, ""
 
 
-def _raw(decoded: DecodedMessage, source: str, depth_range: Range | None) -> Read:
+def _raw(decoded: DecodedMessage, source: str, depth_range: Range | None,
+         fit: Fit) -> Read:
     root = decoded.root
     pixels = raw_pixels(data_array(root, "data"), root.width, root.height, root.encoding,
                         root.step, depth_range)
@@ -100,7 +127,8 @@ def _stamp(root: Any) -> float:
 
 
 # -- isaac ------------------------------------------------------------------------------------
-def _isaac_image(decoded: DecodedMessage, source: str, depth_range: Range | None) -> Read:
+def _isaac_image(decoded: DecodedMessage, source: str, depth_range: Range | None,
+                 fit: Fit) -> Read:
     array, encoding = _isaac_array(decoded, decoded.root)
     if array.shape[2] == 1 and _is_depth(array):
         return _isaac_depth(array, depth_range, None), encoding, 0.0, "", ""
@@ -110,7 +138,8 @@ def _isaac_image(decoded: DecodedMessage, source: str, depth_range: Range | None
     return Pixels(_colour8(array)), encoding, 0.0, "", ""
 
 
-def _color_camera(decoded: DecodedMessage, source: str, depth_range: Range | None) -> Read:
+def _color_camera(decoded: DecodedMessage, source: str, depth_range: Range | None,
+                  fit: Fit) -> Read:
     root = decoded.root
     space = str(enum_value(root.colorSpace))
     array, encoding = _isaac_array(decoded, root.image)
@@ -131,7 +160,8 @@ def _color_camera(decoded: DecodedMessage, source: str, depth_range: Range | Non
     return Pixels(np.ascontiguousarray(pixels)), f"{space} {encoding}", 0.0, "", ""
 
 
-def _depth_camera(decoded: DecodedMessage, source: str, depth_range: Range | None) -> Read:
+def _depth_camera(decoded: DecodedMessage, source: str, depth_range: Range | None,
+                  fit: Fit) -> Read:
     root = decoded.root
     array, encoding = _isaac_array(decoded, root.depthImage)
     if array.shape[2] != 1 or not _is_depth(array):
@@ -179,7 +209,8 @@ def _colour8(array: np.ndarray) -> np.ndarray:
 
 
 # -- bow --------------------------------------------------------------------------------------
-def _bow_samples(decoded: DecodedMessage, source: str, depth_range: Range | None) -> Read:
+def _bow_samples(decoded: DecodedMessage, source: str, depth_range: Range | None,
+                 fit: Fit) -> Read:
     samples = decoded.root.samples
     if len(samples) == 0:
         raise ConversionError("no image in this message")
@@ -193,7 +224,7 @@ def _bow_samples(decoded: DecodedMessage, source: str, depth_range: Range | None
         raise ConversionError(f"{compression} is video: decoded as a stream")
     data = data_array(sample, "data")
     if compression == "jpg":
-        return decode_image(data, "jpeg", depth_range), "jpg", 0.0, "", sample.source
+        return decode_image(data, "jpeg", depth_range, fit), "jpg", 0.0, "", sample.source
     if compression != "raw":
         raise ConversionError(f"unknown compression {compression}")
     image_type = str(enum_value(sample.imageType))

@@ -4,6 +4,9 @@ Conventions:
 - ``CameraFrame.image`` is the picture: uint8, (H, W, 4) RGBA / RGBX, (H, W, 3) RGB, or
   (H, W) grey. ``display`` is the same picture as the view draws it, made on the lane:
   (H, W, 4) B, G, R, X bytes (Qt's RGB32), or (H, W) grey (``app.camera.display``).
+- A picture shown smaller than half its size may be decoded only at the view's size: its
+  ``image`` is then a :class:`FullPicture`, decoded at full size when something needs its
+  pixels (a snapshot, the readout under the cursor); the view draws ``preview``.
 - ``CameraFrame.values`` is what the pixel under the cursor reads when the image is a
   rendering of other numbers (depth in metres or raw counts, 16-bit mono, float images);
   ``None`` means read ``image``.
@@ -14,6 +17,8 @@ Conventions:
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,9 +26,26 @@ import numpy as np
 RGBA = tuple[float, float, float, float]
 
 
+class FullPicture:
+    """A picture of ``width`` x ``height`` decoded at full size on first use, once."""
+
+    def __init__(self, width: int, height: int,
+                 decode: Callable[[], tuple[np.ndarray, np.ndarray | None]]) -> None:
+        self.width, self.height = width, height
+        self._decode = decode  # -> (image, display)
+        self._decoded: tuple[np.ndarray, np.ndarray | None] | None = None
+        self._lock = threading.Lock()
+
+    def decoded(self) -> tuple[np.ndarray, np.ndarray | None]:
+        with self._lock:
+            if self._decoded is None:
+                self._decoded = self._decode()
+            return self._decoded
+
+
 @dataclass(frozen=True)
 class CameraFrame:
-    image: np.ndarray
+    image: np.ndarray | FullPicture
     stamp: float = 0.0
     frame_id: str = ""  # "" = the topic's frame (catalog frameId, else the camera's key)
     encoding: str = ""  # as the source named it: "jpeg", "rgb8", "h264", "isaac uint8x3"...
@@ -38,11 +60,31 @@ class CameraFrame:
 
     @property
     def width(self) -> int:
-        return int(self.image.shape[1])
+        image = self.image
+        return image.width if isinstance(image, FullPicture) else int(image.shape[1])
 
     @property
     def height(self) -> int:
-        return int(self.image.shape[0])
+        image = self.image
+        return image.height if isinstance(image, FullPicture) else int(image.shape[0])
+
+    @property
+    def deferred(self) -> bool:
+        """Whether the full picture is decoded only when asked (the view draws ``preview``)."""
+        return isinstance(self.image, FullPicture)
+
+    def pixels(self) -> np.ndarray:
+        """The picture at full size (decoded now, if it was not)."""
+        image = self.image
+        return image.decoded()[0] if isinstance(image, FullPicture) else image
+
+    def drawn(self) -> np.ndarray:
+        """The picture at full size as the view draws it: ``display``, else ``image``."""
+        image = self.image
+        if isinstance(image, FullPicture):
+            full, display = image.decoded()
+            return display if display is not None else full
+        return self.display if self.display is not None else image
 
 
 @dataclass(frozen=True)

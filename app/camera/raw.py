@@ -44,6 +44,11 @@ class Pixels:
     value_unit: str = ""
     value_range: Range | None = None
     display: np.ndarray | None = None  # already in Qt's order (see app.camera.display)
+    # A picture decoded at a reduced size: image pixels per picture pixel, the picture's
+    # (width, height) and how to decode it at full size.
+    scale: float = 1.0
+    full: Callable[[], Pixels] | None = None
+    full_size: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)

@@ -136,8 +136,7 @@ class VideoFeed:
         if frame is None or frame.preview is not None or fit is None:
             return frame  # a still of a bow message has its preview already, if asked
         started = time.thread_time()
-        preview, scale = preview_of(frame.display if frame.display is not None
-                                    else frame.image, fit)
+        preview, scale = preview_of(frame.drawn(), fit)
         if preview is None:
             return frame
         return dataclasses.replace(frame, preview=preview, preview_scale=scale,

@@ -128,3 +128,49 @@ def test_a_truncated_jpeg_shows_what_arrived() -> None:
     shown = frame(compressed(data[: len(data) * 2 // 3], "jpeg"))
     assert shown.image.shape == (120, 160, 3)
     assert np.abs(shown.image[:20].astype(int) - rgb[:20]).mean() < 2.0
+
+
+@pytest.mark.parametrize("fit, preview", [
+    ((300, 225), (300, 225)),  # decoded at 1/2, scaled on from there
+    ((320, 240), (320, 240)),  # 1/2 is the view's size
+    ((200, 150), (200, 150)),  # at 1/4, then scaled
+    ((80, 60), (80, 60)),  # at 1/8
+    ((400, 120), (160, 120)),  # the height decides
+])
+def test_a_jpeg_shown_small_is_decoded_small(fit: tuple[int, int],
+                                              preview: tuple[int, int]) -> None:
+    rgb = picture(480, 640)
+    shown = frame(compressed(encoded(rgb, ".jpg", cv2.IMWRITE_JPEG_QUALITY, 95), "jpeg"),
+                  fit=fit)
+    assert shown.deferred and (shown.width, shown.height) == (640, 480)
+    assert shown.preview is not None
+    assert (shown.preview.shape[1], shown.preview.shape[0]) == preview
+    assert shown.preview_scale == pytest.approx(preview[0] / 640)
+    # the preview is the picture, smaller: each of its pixels the average of what it covers
+    expected = cv2.resize(rgb, preview, interpolation=cv2.INTER_AREA)
+    assert np.abs(shown.preview[..., 2::-1].astype(int) - expected).mean() < 3.0
+    # the full picture is there when asked, at full size
+    assert shown.pixels().shape == (480, 640, 3)
+    assert np.abs(shown.pixels().astype(int) - rgb).mean() < 2.0
+    assert shown.drawn().shape == (480, 640, 4)
+
+
+@pytest.mark.parametrize("fit", [None, (640, 480), (330, 250), (1000, 900)])
+def test_a_jpeg_shown_at_more_than_half_its_size_is_decoded_in_full(fit) -> None:
+    rgb = picture(480, 640)
+    shown = frame(compressed(encoded(rgb, ".jpg", cv2.IMWRITE_JPEG_QUALITY, 95), "jpeg"),
+                  fit=fit)
+    assert not shown.deferred and shown.image.shape == (480, 640, 3)
+
+
+def test_an_odd_sized_jpeg_decoded_small_keeps_its_size() -> None:
+    rgb = picture(481, 641)
+    shown = frame(compressed(encoded(rgb, ".jpg"), "jpeg"), fit=(300, 200))
+    assert (shown.width, shown.height) == (641, 481)
+    assert shown.preview is not None and shown.preview.shape[:2] <= (241, 321)
+    assert shown.pixels().shape == (481, 641, 3)
+
+
+def test_a_corrupt_jpeg_shown_small_is_refused_with_the_reason() -> None:
+    with pytest.raises(ConversionError, match=r"^corrupt jpeg"):
+        frame(compressed(b"\xff\xd8\xff\xe0" + bytes(range(256)) * 4, "jpeg"), fit=(10, 10))

@@ -148,6 +148,66 @@ def test_an_annotation_lands_on_its_pixels_at_two_zoom_levels(make_main_window, 
     assert edge.red() > 170 and edge.green() < 90
 
 
+BIG = (2560, 1440)
+SQUARE = (1200, 600, 1400, 800)  # x0, y0, x1, y1: white on grey
+CHECKS = (100, 100, 200, 200)  # a one-pixel black and white checkerboard
+
+
+def big_jpeg(stamp: float) -> bytes:
+    image = np.full((BIG[1], BIG[0]), 100, np.uint8)
+    x0, y0, x1, y1 = SQUARE
+    image[y0:y1, x0:x1] = 255
+    x0, y0, x1, y1 = CHECKS
+    image[y0:y1, x0:x1] = np.indices((y1 - y0, x1 - x0)).sum(axis=0) % 2 * 255
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 100])
+    assert ok
+    message = new("foxglove.CompressedImage", frameId="cam", format="jpeg", data=data.tobytes())
+    stamp_of(message, stamp)
+    return message.to_bytes()
+
+
+def test_a_big_jpeg_shown_small_is_decoded_small_and_in_full_when_needed(
+        make_main_window, robot, qtbot, tmp_path: Path) -> None:
+    window = make_main_window(show=True)
+    panel = window.open_panel("camera", {"camera": CAMERA})
+    payload = big_jpeg(time.time())
+    shown = lambda: panel._shown.frame  # noqa: E731
+    keep_sending(qtbot, robot, lambda: shown() is not None and shown().deferred,
+                 sample=lambda t: robot.put(CAMERA, "foxglove.CompressedImage", payload))
+    view = panel.view
+    assert view.width() * 2 <= BIG[0], "the view must show the picture below half its size"
+    assert view.image_size() == BIG and f"{BIG[0]}×{BIG[1]}" in panel.status_line.text()
+    assert shown().preview.shape[1] <= view.width()  # decoded at the view's size
+
+    def white_at(x: float, y: float) -> bool:
+        point = view.image_transform().map(QPointF(x, y))
+        return bool(grab(view)[round(point.y()), round(point.x())].min() > 200)
+
+    x0, y0, x1, y1 = SQUARE
+    qtbot.waitUntil(lambda: white_at((x0 + x1) / 2, (y0 + y1) / 2))
+    assert not white_at(x0 - 60, (y0 + y1) / 2) and not white_at((x0 + x1) / 2, y1 + 60)
+    # the readout under the cursor reads the full picture: one pixel black, the next white
+    panel._on_hover(CHECKS[0] + 10.5, CHECKS[1] + 10.5)
+    assert panel.pixel_line.text().startswith(f"({CHECKS[0] + 10}, {CHECKS[1] + 10}): ")
+    dark = float(panel.pixel_line.text().split(": ")[1])
+    panel._on_hover(CHECKS[0] + 11.5, CHECKS[1] + 10.5)
+    light = float(panel.pixel_line.text().split(": ")[1])
+    assert light - dark > 100  # (a picture at half size reads about 128 for both)
+    snapshot = tmp_path / "shot.png"
+    assert panel.save_snapshot(str(snapshot))
+    saved = QImage(str(snapshot))
+    assert (saved.width(), saved.height()) == BIG
+    assert saved.pixelColor(1300, 700).red() > 200 and saved.pixelColor(1100, 700).red() < 150
+    # at 1:1 the picture is needed in full: the next frames come decoded in full
+    view.one_to_one()
+    keep_sending(qtbot, robot, lambda: not shown().deferred,
+                 sample=lambda t: robot.put(CAMERA, "foxglove.CompressedImage", payload))
+    assert shown().image.shape == (BIG[1], BIG[0])
+    view.fit()
+    keep_sending(qtbot, robot, lambda: shown().deferred,
+                 sample=lambda t: robot.put(CAMERA, "foxglove.CompressedImage", payload))
+
+
 def test_an_overlay_from_another_time_is_marked_not_in_sync(make_main_window, robot,
                                                             qtbot) -> None:
     window = make_main_window(show=True)
