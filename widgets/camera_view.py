@@ -41,6 +41,7 @@ ZOOM_STEP = 1.25
 ZOOM_RANGE = (0.02, 64.0)
 MIN_TEXT_PX = 9.0
 POINT_PX = 5.0
+MAX_LABEL_MOVES = 4  # a label moves down past at most this many others, then overlaps
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class CameraView(QWidget):
         self._size = (0, 0)  # the picture's, in image pixels
         self._full: Callable[[], np.ndarray] | None = None  # the picture when only previewed
         self._overlays: list[DrawnOverlay] = []
+        self._labels: list[QRectF] = []  # where the paint under way put its texts so far
         self._message = ""
         self._greyed = False
         self._fit = True
@@ -273,6 +275,7 @@ class CameraView(QWidget):
 
     def _paint_overlays(self, painter: QPainter, transform: QTransform, scale: float) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        self._labels = []
         for drawn in self._overlays:
             alpha = 1.0 if drawn.in_sync else OUT_OF_SYNC_ALPHA
             style = Qt.PenStyle.SolidLine if drawn.in_sync else Qt.PenStyle.DashLine
@@ -334,11 +337,23 @@ class CameraView(QWidget):
         font.setPixelSize(round(max((shape.size or 12.0) * scale, MIN_TEXT_PX)))
         painter.setFont(font)
         metrics = QFontMetricsF(font)
-        box = QRectF(anchor, metrics.size(0, shape.text)).adjusted(-2, -1, 2, 1)
+        box = self._free_place(QRectF(anchor, metrics.size(0, shape.text)).adjusted(-2, -1,
+                                                                                      2, 1))
         if shape.fill is not None:
             painter.fillRect(box, _qcolor(shape.fill, alpha))
         painter.setPen(_qcolor(shape.color, alpha))
         painter.drawText(box, Qt.AlignmentFlag.AlignCenter, shape.text)
+
+    def _free_place(self, box: QRectF) -> QRectF:
+        """``box``, moved down below the labels it would cover: two sources often name the
+        same object at the same corner (a detection and its projected 3D box)."""
+        for _ in range(MAX_LABEL_MOVES):
+            covered = [label for label in self._labels if label.intersects(box)]
+            if not covered:
+                break
+            box.moveTop(max(label.bottom() for label in covered))
+        self._labels.append(box)
+        return box
 
     def _paint_message(self, painter: QPainter) -> None:
         font = QFont(self.font())

@@ -207,3 +207,53 @@ def test_a_preview_is_only_made_when_the_picture_is_bigger_than_the_view() -> No
     assert preview is not None and preview.shape == (540, 960, 4) and scale == 0.5
     assert preview_of(image, (2000, 1200)) == (None, 1.0)
     assert preview_of(image, None) == (None, 1.0)
+
+
+def test_labels_at_the_same_place_are_stacked_not_drawn_over_each_other(
+        view: CameraView) -> None:
+    def label(fill: tuple[float, float, float, float]) -> Shape:
+        return Shape("text", np.array([[40.0, 40.0]]), color=(1, 1, 1, 1), fill=fill,
+                     text="person 0.90", size=14.0)
+
+    blue = (0.0, 0.0, 1.0, 1.0)
+    view.set_overlays([DrawnOverlay(ImageOverlay((label(RED),))),
+                       DrawnOverlay(ImageOverlay((label(blue),)))])
+    pixels = grab(view)
+    reds = np.argwhere([[is_red(p) for p in row] for row in pixels])
+    blues = np.argwhere((pixels[..., 2] > 180) & (pixels[..., 0] < 90) & (pixels[..., 1] < 90))
+    assert len(reds) > 100 and len(blues) > 100  # both readable ...
+    assert blues[:, 0].min() >= reds[:, 0].max() - 1  # ... the second just below the first
+
+
+def test_a_picture_decoded_only_at_the_view_size(qtbot: QtBot) -> None:
+    from app.camera.display import preview_of
+
+    full = pattern_image(1920, 1080)
+    asked = []
+    view = CameraView()
+    qtbot.addWidget(view)
+    view.resize(640, 400)
+    preview, scale = preview_of(full, view.fit_size())
+    view.set_image(None, preview, scale, size=(1920, 1080),
+                   full=lambda: asked.append(1) or full)
+    view.set_overlays([box_overlay()])
+    assert view.image_size() == (1920, 1080) and view.fit_size() == (640, 400)
+    assert red_near(grab(view), *on_screen(view, *BOX[0])) and not asked
+    reference = CameraView()
+    qtbot.addWidget(reference)
+    reference.resize(640, 400)
+    reference.set_image(full)
+    for shown in (view, reference):
+        shown.zoom_by(2.0, QPointF(0, 0))  # the top-left corner stays
+    # zoomed past it, the preview stands in for the full picture (blurred, not blank) ...
+    top = slice(0, 100)  # above the fine stripes
+    assert np.abs(grab(view)[top].astype(int) - grab(reference)[top]).mean() < 10
+    assert red_near(grab(view), *on_screen(view, *BOX[0]))
+    # ... and the view asks for one at the size it now shows
+    assert view.fit_size() == (math.ceil(1920 * view.view_scale()),
+                               math.ceil(1080 * view.view_scale()))
+    view.one_to_one()
+    assert view.fit_size() == (1920, 1080)
+    assert view.snapshot().width() == 1920 and asked == [1]  # decoded for the snapshot
+    view.set_image(None)
+    assert view.image_size() == (0, 0) and not view.has_picture()
