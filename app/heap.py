@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import logging
 import sys
 import threading
@@ -26,6 +27,7 @@ ARENAS = 2
 TRIM_EVERY_S = 10.0
 
 
+@functools.cache
 def _glibc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
