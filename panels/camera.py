@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bus.keys import robot_of
+from app.convert.registry import ConversionError
 from app.qt.panel_api import PanelHost
 from app.station.frame import FrameBatch
 from app.station.interests import Converted, ConvertedValue, Interest, Stream
@@ -415,8 +416,11 @@ class CameraPanel(PanelBase):
             self.pixel_line.setText("")
             return
         col, row = int(x), int(y)
-        # a picture decoded only at the view's size is decoded in full here, once a frame
-        source = frame.values if frame.values is not None else frame.pixels()
+        try:  # a picture decoded only at the view's size is decoded in full here, once
+            source = frame.values if frame.values is not None else frame.pixels()
+        except ConversionError as exc:
+            self.pixel_line.setText(f"no pixel values: {exc}")
+            return
         if not (0 <= row < source.shape[0] and 0 <= col < source.shape[1]):
             self.pixel_line.setText("")
             return
@@ -498,7 +502,11 @@ class CameraPanel(PanelBase):
         if self._shown.frame is None:
             self.host.show_message("Snapshot: no image yet")
             return False
-        saved = self.view.snapshot().save(path, "PNG")
+        try:
+            saved = self.view.snapshot().save(path, "PNG")
+        except ConversionError as exc:  # the full picture of a preview did not decode
+            self.host.show_message(f"Snapshot: {exc}")
+            return False
         self.host.show_message(f"Snapshot saved to {path}" if saved else
                                f"Snapshot: cannot write {path}")
         return saved

@@ -208,6 +208,27 @@ def test_a_big_jpeg_shown_small_is_decoded_small_and_in_full_when_needed(
                  sample=lambda t: robot.put(CAMERA, "foxglove.CompressedImage", payload))
 
 
+def test_a_full_picture_that_does_not_decode_is_said_and_costs_nothing(
+        make_main_window, tmp_path: Path) -> None:
+    from app.camera.model import CameraFrame, FullPicture
+    from app.convert.registry import ConversionError
+
+    def fails() -> tuple[np.ndarray, None]:
+        raise ConversionError("corrupt jpeg: bad Huffman table")
+
+    window = make_main_window(show=True)
+    panel = window.open_panel("camera", {"camera": CAMERA})
+    preview = np.full((54, 96, 4), 120, np.uint8)
+    panel._show(CameraFrame(FullPicture(960, 540, fails), preview=preview,
+                            preview_scale=0.1), "")
+    assert panel.view.image_size() == (960, 540)
+    panel._on_hover(10.5, 10.5)
+    assert panel.pixel_line.text() == "no pixel values: corrupt jpeg: bad Huffman table"
+    assert not panel.save_snapshot(str(tmp_path / "shot.png"))
+    assert window.statusBar().currentMessage() == "Snapshot: corrupt jpeg: bad Huffman table"
+    assert not (tmp_path / "shot.png").exists()
+
+
 def test_an_overlay_from_another_time_is_marked_not_in_sync(make_main_window, robot,
                                                             qtbot) -> None:
     window = make_main_window(show=True)
