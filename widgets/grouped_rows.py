@@ -96,7 +96,7 @@ class GroupedRowsModel(QStandardItemModel):
             self.blockSignals(False)
             self.endResetModel()
 
-    def set_rows(self, rows: Sequence[Row], groups: Mapping[str, Group] | None) -> None:
+    def set_rows(self, rows: Sequence[Row], groups: Mapping[str, Group] | None = None) -> None:
         """Changes in place what differs from the rows shown; a change between flat and
         grouped resets."""
         if (groups is not None) != self.grouped:
@@ -282,10 +282,6 @@ class RowsModel(GroupedRowsModel):
     """Keyed rows, flat. Painting and sorting never call Python: a table model answering
     ``data()`` in Python took the GIL for every role of every cell it painted, and with a
     fleet's traffic on other threads each of those waits made a repaint cost tens of ms."""
-
-    def set_rows(self, rows: Sequence[Row],  # type: ignore[override]
-                 groups: None = None) -> None:
-        super().set_rows(rows, None)
 
     def row_of(self, key: str) -> int | None:
         index = self.index_of(key)
