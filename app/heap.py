@@ -7,7 +7,8 @@ use took 464 MiB of arenas, and the resident size kept creeping up as arenas too
 their peaks. Two arenas hold the same work with little contention (the GIL serialises most
 allocations anyway), and trimming now and then hands freed pages back to the system.
 Every 10 s, not less often: a burst (a black-box save, a fault's flurry) then stays resident
-for seconds, not half a minute; one trim of a 600 MB heap takes some 20 ms off the GUI thread.
+for seconds, not half a minute. One trim of a 600 MB heap takes some 20 ms, on a thread of
+its own.
 """
 
 from __future__ import annotations

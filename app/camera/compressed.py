@@ -37,7 +37,6 @@ JPEG_FAST = True  # fastdct + fastupsample
 JPEG_SCALES = (1 / 8, 1 / 4, 1 / 2)  # the reduced sizes libjpeg-turbo decodes with SIMD
 
 
-
 def image_format(name: str, data: np.ndarray | bytes) -> str:
     """``jpeg``, ``png`` or ``webp``: what the bytes start with when that is one of them
     (a robot that names the wrong format still shows), else the format string
