@@ -15,26 +15,31 @@ from pathlib import Path
 
 
 def _vispy() -> str:
-    """Renders a tiny scene: shaders from the bundle, the PySide6 backend and the system's
-    OpenGL driver loaded next to the bundle's libraries (needs a display, e.g. Xvfb)."""
+    """Renders a tiny scene the way the 3D view does (offscreen, read back, painted by Qt):
+    shaders from the bundle, the PySide6 backend and the system's OpenGL driver loaded next
+    to the bundle's libraries (needs a display, e.g. Xvfb)."""
     import numpy as np
     import vispy
     import vispy.scene
+    from PySide6.QtGui import QImage
     from vispy.gloo import gl
 
-    vispy.use(app="pyside6")
-    canvas = vispy.scene.SceneCanvas(size=(64, 48), show=False, bgcolor="black")
+    from widgets.scene_view import PacedCanvas
+
+    canvas = PacedCanvas(size=(64, 48), show=False, bgcolor="black")
     try:
         view = canvas.central_widget.add_view()
         markers = vispy.scene.visuals.Markers(parent=view.scene)
         markers.set_data(np.zeros((3, 3), np.float32), face_color="white", size=10)
-        image = canvas.render()
+        shot = canvas.native.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+        canvas.set_current()
         renderer = gl.glGetParameter(gl.GL_RENDERER)
     finally:
         canvas.close()
-    if not image[..., :3].any():
+    pixels = np.array(shot.constBits(), np.uint8)
+    if not pixels.any():
         raise RuntimeError("vispy rendered a black image")
-    return f"{vispy.__version__}, rendered {image.shape[1]}x{image.shape[0]} with {renderer}"
+    return f"{vispy.__version__}, rendered {shot.width()}x{shot.height()} with {renderer}"
 
 
 def _capnp() -> str:

@@ -21,6 +21,7 @@ from vispy import gloo, scene
 from vispy.scene.cameras import TurntableCamera
 from vispy.visuals.transforms import MatrixTransform
 
+from widgets.gl_readback import ReadbackCanvasBackend
 from widgets.scene_points import Points
 
 vispy.use("pyside6")
@@ -74,6 +75,15 @@ class PacedCanvas(scene.SceneCanvas):
         self._later.setSingleShot(True)
         self._later.timeout.connect(lambda: scene.SceneCanvas.update(self))
         self.freeze()
+
+    def create_native(self) -> None:
+        """vispy's own, with the backend that keeps the window free of GL composition."""
+        if self._backend is not None:
+            return
+        kwargs: dict[str, Any] = self._backend_kwargs  # type: ignore[has-type]
+        ReadbackCanvasBackend(self, **kwargs)
+        self._backend_kwargs = None
+        self.events.draw.connect(self.context.flush_commands, position="last")
 
     def update(self, node: Any = None) -> None:
         delay = self._next_paint - time.monotonic()

@@ -362,9 +362,7 @@ def test_top_view_pans_with_the_left_button(view: SceneView, qtbot) -> None:
 
 def test_the_on_screen_paint_draws_the_cloud_too(view: SceneView, qtbot) -> None:
     red_cloud(view)
-    view.canvas.native.repaint()
-    qtbot.wait(20)
-    shot = view.canvas.native.grabFramebuffer().convertToFormat(QImage.Format.Format_RGBA8888)
+    shot = view.canvas.native.grab().toImage().convertToFormat(QImage.Format.Format_RGBA8888)
     image = np.frombuffer(shot.constBits(), np.uint8).reshape(
         shot.height(), shot.bytesPerLine() // 4, 4)[:, :shot.width()]
     red = red_mask(image)
