@@ -288,7 +288,7 @@ class CameraView(QWidget):
         xy = np.asarray(shape.xy, dtype=np.float64).reshape(-1, 2)
         if len(xy) == 0:
             return
-        points = [transform.map(QPointF(float(x), float(y))) for x, y in xy]
+        points = [QPointF(x, y) for x, y in _mapped(transform, xy).tolist()]
         pen = QPen(_qcolor(shape.color, alpha), max(shape.thickness, 1.0))
         pen.setStyle(style)
         pen.setCosmetic(True)
@@ -325,6 +325,9 @@ class CameraView(QWidget):
 
     def _paint_segments(self, painter: QPainter, shape: Shape, points: list[QPointF],
                         pen: QPen) -> None:
+        if shape.colors is None:
+            painter.drawLines(points[:len(points) // 2 * 2])
+            return
         for index in range(0, len(points) - 1, 2):
             if shape.colors is not None and index < len(shape.colors):
                 pen.setColor(_qcolor(tuple(shape.colors[index])))
@@ -432,6 +435,12 @@ class CameraView(QWidget):
             3: QTransform(0.0, -1.0, 1.0, 0.0, 0.0, width),  # (x, y) -> (y, w - x)
         }
         return flip * turns[self._quarter_turns]
+
+
+def _mapped(transform: QTransform, xy: np.ndarray) -> np.ndarray:
+    """(N, 2) points through an affine ``transform`` (what ``transform.map`` does to each)."""
+    linear = np.array([[transform.m11(), transform.m12()], [transform.m21(), transform.m22()]])
+    return xy @ linear + (transform.dx(), transform.dy())
 
 
 def _box_corners(transform: QTransform, top_left: np.ndarray,

@@ -93,6 +93,17 @@ def test_rotation_and_flip_carry_the_overlay_with_the_image(view: CameraView) ->
     assert x > view.width() / 2 and y > view.height() / 2
 
 
+def test_segments_turn_flip_and_zoom_with_the_image(view: CameraView) -> None:
+    (x0, y0), (x1, y1) = BOX
+    edges = np.array([(x0, y0), (x1, y0), (x1, y0), (x1, y1),
+                      (x1, y1), (x0, y1), (x0, y1), (x0, y0)])
+    shape = Shape("line_list", edges, color=RED, thickness=3.0)
+    view.set_overlays([DrawnOverlay(ImageOverlay((shape,)), True)])
+    view.set_orientation(1, flip_h=False, flip_v=False)  # a turn: not its own transpose
+    view.zoom_by(1.5, QPointF(300, 200))
+    assert corners_are_red(view)
+
+
 def test_pan_moves_image_and_overlay_together(view: CameraView) -> None:
     before = on_screen(view, *BOX[0])
     view.pan_by(40, -25)
