@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -42,6 +42,7 @@ ZOOM_RANGE = (0.02, 64.0)
 MIN_TEXT_PX = 9.0
 POINT_PX = 5.0
 MAX_LABEL_MOVES = 4  # a label moves down past at most this many others, then overlaps
+MAX_TEXT_SIZES = 2048  # remembered label sizes; forgotten all at once past this
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,11 @@ class CameraView(QWidget):
         self._full: Callable[[], np.ndarray] | None = None  # the picture when only previewed
         self._overlays: list[DrawnOverlay] = []
         self._labels: list[QRectF] = []  # where the paint under way put its texts so far
+        # Laying out a label's text costs more than drawing it, and the same labels come
+        # back every frame: fonts by pixel size, text sizes by (pixel size, text).
+        self._fonts: dict[int, QFont] = {}
+        self._text_sizes: dict[tuple[int, str], QSizeF] = {}
+        self._fonts_of = QFont()
         self._message = ""
         self._greyed = False
         self._fit = True
@@ -276,6 +282,10 @@ class CameraView(QWidget):
     def _paint_overlays(self, painter: QPainter, transform: QTransform, scale: float) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         self._labels = []
+        if self._fonts_of != self.font() or len(self._text_sizes) > MAX_TEXT_SIZES:
+            self._fonts_of = self.font()
+            self._fonts.clear()
+            self._text_sizes.clear()
         for drawn in self._overlays:
             alpha = 1.0 if drawn.in_sync else OUT_OF_SYNC_ALPHA
             style = Qt.PenStyle.SolidLine if drawn.in_sync else Qt.PenStyle.DashLine
@@ -336,12 +346,16 @@ class CameraView(QWidget):
 
     def _paint_text(self, painter: QPainter, shape: Shape, anchor: QPointF, scale: float,
                     alpha: float) -> None:
-        font = QFont(self.font())
-        font.setPixelSize(round(max((shape.size or 12.0) * scale, MIN_TEXT_PX)))
+        pixels = round(max((shape.size or 12.0) * scale, MIN_TEXT_PX))
+        font = self._fonts.get(pixels)
+        if font is None:
+            font = self._fonts[pixels] = QFont(self.font())
+            font.setPixelSize(pixels)
         painter.setFont(font)
-        metrics = QFontMetricsF(font)
-        box = self._free_place(QRectF(anchor, metrics.size(0, shape.text)).adjusted(-2, -1,
-                                                                                      2, 1))
+        size = self._text_sizes.get((pixels, shape.text))
+        if size is None:
+            size = self._text_sizes[pixels, shape.text] = QFontMetricsF(font).size(0, shape.text)
+        box = self._free_place(QRectF(anchor, size).adjusted(-2, -1, 2, 1))
         if shape.fill is not None:
             painter.fillRect(box, _qcolor(shape.fill, alpha))
         painter.setPen(_qcolor(shape.color, alpha))
