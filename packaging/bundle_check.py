@@ -15,14 +15,12 @@ from pathlib import Path
 
 
 def _vispy() -> str:
-    """Renders a tiny scene the way the 3D view does (offscreen, read back, painted by Qt):
-    shaders from the bundle, the PySide6 backend and the system's OpenGL driver loaded next
-    to the bundle's libraries (needs a display, e.g. Xvfb)."""
+    """Renders a tiny scene the way the 3D view does (on its render thread, offscreen, read
+    back): shaders from the bundle, the PySide6 backend and the system's OpenGL driver
+    loaded next to the bundle's libraries (needs a display, e.g. Xvfb)."""
     import numpy as np
     import vispy
     import vispy.scene
-    from PySide6.QtGui import QImage
-    from vispy.gloo import gl
 
     from widgets.scene_view import PacedCanvas
 
@@ -31,15 +29,13 @@ def _vispy() -> str:
         view = canvas.central_widget.add_view()
         markers = vispy.scene.visuals.Markers(parent=view.scene)
         markers.set_data(np.zeros((3, 3), np.float32), face_color="white", size=10)
-        shot = canvas.native.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
-        canvas.set_current()
-        renderer = gl.glGetParameter(gl.GL_RENDERER)
+        pixels = canvas.native.render_now()
+        renderer = canvas.native.renderer
     finally:
         canvas.close()
-    pixels = np.array(shot.constBits(), np.uint8)
-    if not pixels.any():
+    if not pixels[..., :3].any():
         raise RuntimeError("vispy rendered a black image")
-    return f"{vispy.__version__}, rendered {shot.width()}x{shot.height()} with {renderer}"
+    return f"{vispy.__version__}, rendered {pixels.shape[1]}x{pixels.shape[0]} with {renderer}"
 
 
 def _capnp() -> str:

@@ -218,6 +218,7 @@ class Scene3DPanel(PanelBase):
     def shutdown(self) -> None:
         for group_id in self.view.group_ids():
             self.view.remove_group(group_id)
+        self.view.shutdown()
 
     # -- which topics are layers ---------------------------------------------------------------
     def _choose_layers(self, batch: FrameBatch) -> None:

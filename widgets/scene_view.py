@@ -9,15 +9,14 @@ with a version: a group touches the GPU only when the version changes.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import vispy
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
-from vispy import gloo, scene
+from vispy import scene
 from vispy.scene.cameras import TurntableCamera
 from vispy.visuals.transforms import MatrixTransform
 
@@ -39,7 +38,6 @@ TRIAD_LENGTH = 0.5  # m
 AXES_LENGTH = 1.0  # m
 TEXT_POINTS = 9  # ~12 px at 96 dpi
 CLICK_SLOP = 4.0  # px a click may move and still be a click
-MAX_PAINT_SHARE = 0.35  # of the GUI thread's time a slow renderer's paints may take
 
 TRANSLUCENT_ORDER = 10  # translucent meshes draw after everything opaque, of every group
 TEXT_ORDER = 20
@@ -60,44 +58,19 @@ def _vispy_matrix(matrix: np.ndarray) -> np.ndarray:
 
 
 class PacedCanvas(scene.SceneCanvas):
-    """A canvas that repaints at most as often as its own paint cost allows.
-
-    On a fast GPU a paint takes a millisecond and nothing changes. On a slow (software)
-    renderer a 200k-point cloud takes ~50 ms a paint: repainted on every change (a new cloud,
-    a camera following the robot), it would take the whole GUI thread. Here paints take at
-    most ``MAX_PAINT_SHARE`` of it; a change in between is drawn when the pause ends."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._next_paint = 0.0  # time.monotonic() before which no paint starts (the base
-        super().__init__(*args, **kwargs)  # class asks for updates while it is made)
-        self.unfreeze()  # vispy freezes its objects' attributes
-        self._later = QTimer(self.native)  # goes with the widget, never fires after it
-        self._later.setSingleShot(True)
-        self._later.timeout.connect(lambda: scene.SceneCanvas.update(self))
-        self.freeze()
+    """A canvas drawn by a render thread of its own (see widgets/gl_readback.py), at most as
+    often as its frames' cost allows: ``MAX_FRAME_SHARE`` of a core."""
 
     def create_native(self) -> None:
-        """vispy's own, with the backend that keeps the window free of GL composition."""
+        """vispy's own, with the render-thread backend instead of a ``QOpenGLWidget``."""
         if self._backend is not None:
             return
+        if not self._app.native:  # vispy's application makes the QApplication if none is
+            raise RuntimeError("vispy has no Qt application")
         kwargs: dict[str, Any] = self._backend_kwargs  # type: ignore[has-type]
         ReadbackCanvasBackend(self, **kwargs)
         self._backend_kwargs = None
         self.events.draw.connect(self.context.flush_commands, position="last")
-
-    def update(self, node: Any = None) -> None:
-        delay = self._next_paint - time.monotonic()
-        if delay <= 0:
-            super().update(node)
-        elif not self._later.isActive():
-            self._later.start(math.ceil(delay * 1000))
-
-    def on_draw(self, event: Any) -> None:
-        started = time.perf_counter()
-        super().on_draw(event)
-        gloo.finish()  # the renderer's real cost, not only the queued calls
-        cost = time.perf_counter() - started
-        self._next_paint = time.monotonic() + cost * (1 / MAX_PAINT_SHARE - 1)
 
 
 class _TopCamera(TurntableCamera):
@@ -388,11 +361,13 @@ class SceneView(QWidget):
         self._press: tuple[float, float] | None = None
         self._tool = False
         self._tool_down = False
-        self._fbo: Any = None
-        self._fbo_size: tuple[int, ...] = ()
         self.canvas.events.mouse_press.connect(self._on_mouse_press)
         self.canvas.events.mouse_move.connect(self._on_mouse_move)
         self.canvas.events.mouse_release.connect(self._on_mouse_release)
+
+    def shutdown(self) -> None:
+        """Stops the render thread (it would stop when the widget is deleted, too)."""
+        self.canvas.close()
 
     def _count_upload(self, count: int) -> None:
         self.uploads += count
@@ -537,23 +512,9 @@ class SceneView(QWidget):
 
     # -- output ----------------------------------------------------------------------------
     def render_image(self) -> np.ndarray:
-        """(H, W, 4) uint8 of what is drawn, rendered now (like ``SceneCanvas.render``, but
-        into one framebuffer kept while the size holds, not a new one per call)."""
-        canvas = self.canvas
-        canvas.set_current()
-        size = tuple(int(v * canvas.pixel_scale) for v in canvas.size)
-        if self._fbo is None or self._fbo_size != size:
-            shape = (size[1], size[0])
-            self._fbo = gloo.FrameBuffer(color=gloo.RenderBuffer(shape),
-                                         depth=gloo.RenderBuffer(shape))
-            self._fbo_size = size
-        canvas.push_fbo(self._fbo, (0, 0), canvas.size)
-        try:
-            canvas.context.clear(color=canvas.bgcolor, depth=True)
-            canvas.draw_visual(canvas.scene)
-            return np.asarray(self._fbo.read())
-        finally:
-            canvas.pop_fbo()
+        """(H, W, 4) uint8 RGBA of what is drawn, rendered now (waits for the render
+        thread)."""
+        return self.canvas.native.render_now()[..., [2, 1, 0, 3]]
 
     def project(self, points: np.ndarray) -> np.ndarray:
         """(N, 3) world -> (N, 2) widget pixel coordinates (for picking)."""

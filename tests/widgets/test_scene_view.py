@@ -5,6 +5,8 @@ screen and y to the left; grid and axes hidden unless a test wants them."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
@@ -360,13 +362,44 @@ def test_top_view_pans_with_the_left_button(view: SceneView, qtbot) -> None:
     assert np.allclose(after[0], after[1], atol=1)  # still looking straight down
 
 
+def on_screen(view: SceneView) -> np.ndarray:
+    shot = view.canvas.native.grab().toImage().convertToFormat(QImage.Format.Format_RGBA8888)
+    return np.frombuffer(shot.constBits(), np.uint8).reshape(
+        shot.height(), shot.bytesPerLine() // 4, 4)[:, :shot.width()].copy()
+
+
 def test_the_on_screen_paint_draws_the_cloud_too(view: SceneView, qtbot) -> None:
     red_cloud(view)
-    shot = view.canvas.native.grab().toImage().convertToFormat(QImage.Format.Format_RGBA8888)
-    image = np.frombuffer(shot.constBits(), np.uint8).reshape(
-        shot.height(), shot.bytesPerLine() // 4, 4)[:, :shot.width()]
+    # drawn on the render thread, then painted on the GUI thread
+    qtbot.waitUntil(lambda: red_mask(on_screen(view)).sum() > 50, timeout=5000)
+    image = on_screen(view)
     red = red_mask(image)
-    assert red.sum() > 50
-    scale = shot.width() / W  # device pixels on a high-dpi screen
+    scale = image.shape[1] / W  # device pixels on a high-dpi screen
     x0, x1, y0, y1 = region(view, PATCH_CORNERS)
     assert inside(red, (x0 * scale, x1 * scale, y0 * scale, y1 * scale))
+
+
+def test_a_frame_that_fails_to_draw_says_so_and_the_next_one_recovers(view: SceneView,
+                                                                       qtbot) -> None:
+    backend = view.canvas.native
+    red_cloud(view)
+    qtbot.waitUntil(lambda: red_mask(on_screen(view)).sum() > 50, timeout=5000)
+    # a GL command the renderer cannot carry out (an object it never made)
+    view.canvas.context.glir.command("DRAW", 987654321, "points", (0, 3))
+    view.canvas.update()
+    qtbot.waitUntil(lambda: "drawing failed" in backend.error, timeout=5000)
+    view.canvas.update()
+    qtbot.waitUntil(lambda: backend.error == "", timeout=5000)
+    assert red_mask(on_screen(view)).sum() > 50
+
+
+def test_the_render_thread_ends_with_the_view(qtbot) -> None:
+    before = set(threading.enumerate())
+    widget = SceneView()
+    widget.resize(W, H)
+    widget.show()
+    qtbot.waitUntil(lambda: widget.canvas.native.frames_drawn > 0, timeout=5000)
+    started = [t for t in threading.enumerate() if t not in before and t.name == "3d-render"]
+    assert len(started) == 1
+    widget.shutdown()
+    assert not started[0].is_alive()
