@@ -84,6 +84,8 @@ class CameraPanel(PanelBase):
         self._histories: dict[str, OverlayHistory] = {}
         self._handlers: dict[str, Any] = {}  # key -> lane-thread handler, replaced whole
         self._projector: BoxProjector | None = None
+        # what the drawn overlays were made of: (signature, the objects whose ids it holds)
+        self._overlays_of: tuple[object, object] = ((), ())
         self._consumer: Consumer | None = None
         self._shown = _Shown()
         self._hover = (math.nan, math.nan)
@@ -374,15 +376,27 @@ class CameraPanel(PanelBase):
 
         if frame is None:
             return
-        drawn: list[DrawnOverlay] = []
-        for key, history in self._histories.items():
-            if key in self._overlay_off:
-                continue
-            matched = history.nearest(stamp)
-            if matched is not None:
-                drawn.append(DrawnOverlay(matched.overlay, matched.in_sync))
-        if self._projector is not None and self._boxes_on and self._camera is not None:
+        matched = [(key, history.nearest(stamp)) for key, history in self._histories.items()
+                   if key not in self._overlay_off]
+        boxes = self._projector is not None and self._boxes_on and self._camera is not None
+        sources: tuple[int, ...] = ()
+        if boxes:
+            assert self._projector is not None
             self._projector.take(batch)
+            sources = tuple(value.version for interest in self._projector.interests()
+                            if (value := batch.converted.get(interest)) is not None)
+        # Redrawn when the picture or what lies over it changes, not on every tick: a
+        # repaint of a large view costs milliseconds of the GUI thread. (The objects are
+        # kept with their ids, so no id is reused by another while compared.)
+        kept = (frame, *(m.overlay for _, m in matched if m is not None))
+        signature = (tuple(map(id, kept)), stamp, boxes, sources,
+                     tuple((key, m.in_sync) for key, m in matched if m is not None))
+        if signature == self._overlays_of[0]:
+            return
+        self._overlays_of = (signature, kept)
+        drawn = [DrawnOverlay(m.overlay, m.in_sync) for _, m in matched if m is not None]
+        if boxes:
+            assert self._projector is not None and self._camera is not None
             drawn += [DrawnOverlay(overlay, in_sync) for overlay, in_sync in
                       self._projector.overlays(frame, stamp, self._camera)]
         self.view.set_overlays(drawn)
