@@ -40,6 +40,8 @@ class StatusTile(QFrame):
         self.value.setText(value)
         self.detail.setText(detail)
         self.detail.setVisible(bool(detail))
+        if (colour, fill) == (self.colour, self._fill) and self.styleSheet():
+            return  # a new style sheet re-styles the tile: milliseconds, so only on a change
         self.colour, self._fill = colour, fill
         edge = colour or OFFLINE
         background = f"background:{edge};" if fill else ""
