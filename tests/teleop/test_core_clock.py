@@ -113,13 +113,16 @@ class Recorder:
 def test_thread_ticks_at_the_rate():
     recorder = Recorder()
     clock = CommandClock(recorder, rate_hz=50.0)
+    started = time.monotonic()
     clock.start()
     try:
         time.sleep(0.6)
     finally:
         clock.stop()
+    periods = (time.monotonic() - started) * 50.0  # a busy machine oversleeps: count on it
     assert not clock.running
-    assert 20 <= len(recorder.ticks) <= 32
+    # one tick at once, then one a period; late ones are not caught up in a burst
+    assert periods - 10 <= len(recorder.ticks) <= periods + 2
     assert all(t.now > 0 for t in recorder.ticks)
     stats = clock.stats()
     assert stats.samples >= 15
