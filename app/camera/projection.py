@@ -338,7 +338,7 @@ def project_boxes(boxes: Boxes | Iterable[Box], camera: CameraModel,
     sizes = np.array([box.size for box in placed], float)
     centers = np.array([box.center for box in placed], float)
     turns = _rotation_matrices(np.array([box.rotation for box in placed], float))
-    local = np.einsum("nck,njk->ncj", BOX_CORNERS[None] * sizes[:, None], turns)
+    local = (BOX_CORNERS[None] * sizes[:, None]) @ turns.transpose(0, 2, 1)
     corners = (local + centers[:, None]) @ matrix[:3, :3].T + matrix[:3, 3]
     pairs, owner = _edges_of_boxes(camera, corners, near)
     ends = np.cumsum(np.bincount(owner, minlength=len(placed)))
