@@ -16,15 +16,17 @@ lowers the 3D view's frame rate, never the window's.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import logging
 import math
 import queue
 import threading
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import vispy
@@ -107,7 +109,12 @@ class _Target:
 
 class RenderThread(threading.Thread):
     """Owns one GL context; runs render jobs in order. A job someone waits for is marked
-    done; any other is handed to ``finished`` (called on this thread)."""
+    done; any other is handed to ``finished`` (called on this thread).
+
+    Every one still running is ended at interpreter exit, before Qt and the GL driver are
+    torn down: a frame being drawn then would crash the process on its way out."""
+
+    running: ClassVar[weakref.WeakSet[RenderThread]] = weakref.WeakSet()
 
     def __init__(self, surface_format: QSurfaceFormat, surface: QOffscreenSurface,
                  finished: Any) -> None:
@@ -126,6 +133,10 @@ class RenderThread(threading.Thread):
         """Ends the thread after the frame it is drawing, if any, and waits for that."""
         self._jobs.put(None)
         self.join(SYNC_TIMEOUT_S)
+
+    def start(self) -> None:
+        RenderThread.running.add(self)
+        super().start()
 
     def run(self) -> None:
         context = QOpenGLContext()
@@ -186,6 +197,12 @@ class RenderThread(threading.Thread):
         target.read_pixels(0, 0, width, height, GL_BGRA, gl.GL_UNSIGNED_BYTE,
                            rows.ctypes.data)
         return np.ascontiguousarray(rows[::-1])
+
+
+@atexit.register
+def _end_render_threads() -> None:
+    for thread in list(RenderThread.running):
+        thread.stop_and_wait()
 
 
 class _Delivery(QObject):

@@ -5,7 +5,10 @@ screen and y to the left; grid and axes hidden unless a test wants them."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +16,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
 
 from widgets.scene_view import BACKGROUND, SceneView
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.gl,  # vispy's Qt backend reads mouse positions the deprecated way
               pytest.mark.filterwarnings("ignore:.*QMouseEvent.pos:DeprecationWarning")]
@@ -403,3 +408,27 @@ def test_the_render_thread_ends_with_the_view(qtbot) -> None:
     assert len(started) == 1
     widget.shutdown()
     assert not started[0].is_alive()
+
+
+EXIT_WHILE_DRAWING = """
+import numpy as np
+from app.qt.application import create_application
+app = create_application([])
+from widgets.scene_view import SceneView
+view = SceneView()
+view.resize(960, 540)
+view.show()
+for _ in range(5):
+    app.processEvents()
+cloud = np.random.default_rng(0).random((1_000_000, 3), dtype=np.float32)
+view.group("cloud").set_points(cloud, 1)
+app.processEvents()  # the frame goes to the render thread; the script ends while it draws
+"""
+
+
+@pytest.mark.slow
+def test_the_process_exits_cleanly_while_a_frame_is_being_drawn() -> None:
+    for _ in range(2):  # the crash this guards against came in 3 exits of 4
+        result = subprocess.run([sys.executable, "-c", EXIT_WHILE_DRAWING], cwd=REPO,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr[-2000:]
