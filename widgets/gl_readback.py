@@ -240,7 +240,9 @@ class ReadbackCanvasBackend(vispy_qt.QtBaseCanvasBackend, QWidget):
         self._picture: tuple[np.ndarray, QImage] | None = None
         self.error = ""
         self.frames_drawn = 0
-        self.render_seconds: deque[float] = deque(maxlen=RENDER_TIMES_KEPT)  # the last frames'
+        # the last frames' times: on the render thread, and the GUI thread's walk before it
+        self.render_seconds: deque[float] = deque(maxlen=RENDER_TIMES_KEPT)
+        self.walk_seconds: deque[float] = deque(maxlen=RENDER_TIMES_KEPT)
         self.setFocusPolicy(Qt.FocusPolicy.WheelFocus)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self._initialized = True
@@ -270,38 +272,39 @@ class ReadbackCanvasBackend(vispy_qt.QtBaseCanvasBackend, QWidget):
         self.close()
 
     # -- frames ------------------------------------------------------------------------------
-    def _record(self) -> tuple[list[tuple[Any, ...]], int, int] | None:
-        """The GLIR commands of one frame of the scene at the widget's size."""
+    def _record(self, done: threading.Event | None = None) -> RenderJob | None:
+        """One frame of the scene at the widget's size, as GLIR commands."""
         canvas = self._vispy_canvas
         width, height = (int(v) for v in self._physical_size)
         if canvas is None or width < 1 or height < 1:
             return None
+        started = time.perf_counter()
         if not self._gl_initialized:
             canvas.events.initialize()
             self._gl_initialized = True
         canvas.set_current()
         canvas.events.draw(region=None)
-        return self._recorder.take(), width, height
+        walk = time.perf_counter() - started
+        self.walk_seconds.append(walk)
+        return RenderJob(self._recorder.take(), width, height, done, walk)
 
     def _start_frame(self) -> None:
         if self._in_flight or not self._wanted or not self.isVisible():
             return
-        started = time.perf_counter()
-        recorded = self._record()
-        if recorded is None:
+        job = self._record()
+        if job is None:
             return
         self._wanted = False
         self._in_flight = True
-        self._thread.submit(RenderJob(*recorded, walk_seconds=time.perf_counter() - started))
+        self._thread.submit(job)
 
     def render_now(self) -> np.ndarray:
         """(H, W, 4) BGRA of the scene drawn now, waiting for the render thread (tests,
         snapshots). Raises RuntimeError when drawing fails."""
-        recorded = self._record()
-        if recorded is None:
-            raise RuntimeError("the 3D view has no size to draw at")
         done = threading.Event()
-        job = RenderJob(*recorded, done=done)
+        job = self._record(done)
+        if job is None:
+            raise RuntimeError("the 3D view has no size to draw at")
         self._thread.submit(job)
         if not done.wait(SYNC_TIMEOUT_S):
             raise RuntimeError("the 3D view's renderer did not answer")
