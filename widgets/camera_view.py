@@ -339,7 +339,7 @@ class CameraView(QWidget):
             painter.drawLines(points[:len(points) // 2 * 2])
             return
         for index in range(0, len(points) - 1, 2):
-            if shape.colors is not None and index < len(shape.colors):
+            if index < len(shape.colors):
                 pen.setColor(_qcolor(tuple(shape.colors[index])))
                 painter.setPen(pen)
             painter.drawLine(points[index], points[index + 1])

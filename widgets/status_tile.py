@@ -40,7 +40,7 @@ class StatusTile(QFrame):
         self.value.setText(value)
         self.detail.setText(detail)
         self.detail.setVisible(bool(detail))
-        if (colour, fill) == (self.colour, self._fill) and self.styleSheet():
+        if (colour, fill) == (self.colour, self._fill):
             return  # a new style sheet re-styles the tile: milliseconds, so only on a change
         self.colour, self._fill = colour, fill
         edge = colour or OFFLINE

@@ -45,6 +45,7 @@ from app.camera.model import RGBA, ImageOverlay, Shape
 from app.camera.overlays import label_above, label_color
 from app.codec.decode import DecodedMessage
 from app.convert.capnp_data import converting, list_array, stamp_of
+from app.convert.foxglove import rotation_matrices
 from app.convert.models import Box, Boxes, Scene, SceneChange
 from app.convert.registry import ConversionError
 
@@ -310,15 +311,6 @@ def _edges_of_boxes(camera: CameraModel, corners_cam: np.ndarray, near: float
     return np.stack([uv[:count][ok], uv[count:][ok]], axis=1), owner[ok]
 
 
-def _rotation_matrices(quaternions: np.ndarray) -> np.ndarray:
-    """(N, 4) unit quaternions (x, y, z, w) -> (N, 3, 3), as foxglove.rotation_matrix."""
-    x, y, z, w = quaternions.T
-    return np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-                     2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-                     2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-                    axis=1).reshape(-1, 3, 3)
-
-
 def project_boxes(boxes: Boxes | Iterable[Box], camera: CameraModel,
                   camera_from_model: np.ndarray, near: float = NEAR_M) -> ImageOverlay:
     """Boxes (in one frame) drawn into ``camera``'s image: per box one ``line_list`` of its
@@ -337,7 +329,7 @@ def project_boxes(boxes: Boxes | Iterable[Box], camera: CameraModel,
         return ImageOverlay((), stamp=stamp, frame_id=camera.frame_id, dropped=dropped)
     sizes = np.array([box.size for box in placed], float)
     centers = np.array([box.center for box in placed], float)
-    turns = _rotation_matrices(np.array([box.rotation for box in placed], float))
+    turns = rotation_matrices(np.array([box.rotation for box in placed], float))
     local = (BOX_CORNERS[None] * sizes[:, None]) @ turns.transpose(0, 2, 1)
     corners = (local + centers[:, None]) @ matrix[:3, :3].T + matrix[:3, 3]
     pairs, owner = _edges_of_boxes(camera, corners, near)

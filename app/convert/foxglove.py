@@ -110,12 +110,16 @@ def _color(c: Any) -> tuple[float, float, float, float]:
 
 def rotation_matrix(q: Sequence[float]) -> np.ndarray:
     """3x3 matrix of unit quaternion (x, y, z, w)."""
-    x, y, z, w = q
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    return rotation_matrices(np.array([q], float))[0]
+
+
+def rotation_matrices(quaternions: np.ndarray) -> np.ndarray:
+    """(N, 4) unit quaternions (x, y, z, w) -> (N, 3, 3) matrices."""
+    x, y, z, w = np.asarray(quaternions, float).T
+    return np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+                     2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+                     2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+                    axis=1).reshape(-1, 3, 3)
 
 
 def _placed(xyz: np.ndarray, pose: Pose7) -> np.ndarray:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.convert.foxglove import rotation_matrix
 from app.convert.models import Quat, Transform
 
 HISTORY = 200  # transforms kept per edge
@@ -44,13 +45,8 @@ def matrix_of(translation: Sequence[float], rotation: Sequence[float]) -> np.nda
     norm = math.sqrt(x * x + y * y + z * z + w * w)
     if not math.isfinite(norm) or norm < 1e-9:
         raise ValueError("rotation is not a quaternion")
-    x, y, z, w = x / norm, y / norm, z / norm, w / norm
     m = np.eye(4)
-    m[:3, :3] = [
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ]
+    m[:3, :3] = rotation_matrix((x / norm, y / norm, z / norm, w / norm))
     m[:3, 3] = translation
     return m
 
