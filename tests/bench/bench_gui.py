@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
@@ -82,11 +83,17 @@ def measure(choice: ConnectionChoice, settle_s: float, duration_s: float) -> lis
         window.connection.close()
 
 
+@dataclass
+class LayoutRun:
+    gaps: list[float]  # the probe timer's lateness, tick by tick
+    dropped: dict[str, int]  # frames each key's lane dropped (newest won)
+    frames_3d: int  # frames the 3D view drew
+    render_3d: list[float]  # their seconds on its render thread
+
+
 def measure_layout(layout: str, extra: list[tuple[str, dict]], settle_s: float,
-                   duration_s: float, dropped: dict[str, int], drawn: list[float]
-                   ) -> list[float]:
-    """Stalls with a shipped layout on the embedded fleet, the rover active. Fills
-    ``dropped`` (per key) and ``drawn``: the 3D view's frames, then their render times."""
+                   duration_s: float) -> LayoutRun:
+    """Stalls with a shipped layout on the embedded fleet, the rover active."""
     window = MainWindow(panel_registry(), ConnectionChoice(simulation=True), tempfile_dir())
     try:
         window.load_named_layout(layout)
@@ -104,11 +111,11 @@ def measure_layout(layout: str, extra: list[tuple[str, dict]], settle_s: float,
         before = {k: s.dropped for k, s in window.station.feeds.lane_stats().items()}
         frames = canvas.frames_drawn
         gaps = stalls(duration_s)
-        for key, stats in window.station.feeds.lane_stats().items():
-            dropped[key] = stats.dropped - before.get(key, 0)
+        dropped = {key: stats.dropped - before.get(key, 0)
+                   for key, stats in window.station.feeds.lane_stats().items()}
         count = canvas.frames_drawn - frames
-        drawn += [count, *list(canvas.render_seconds)[-count:]] if count else [0]
-        return gaps
+        return LayoutRun(gaps, dropped, count, list(canvas.render_seconds)[-count:] if count
+                         else [])
     finally:
         window.close()
         window.connection.close()
@@ -146,17 +153,15 @@ def run() -> list[str]:
     for name, extra in (("the Teleop station layout", []),
                         ("the Teleop station layout and a second camera", SECOND_CAMERA)):
         started = time.monotonic()
-        dropped: dict[str, int] = {}
-        drawn: list[float] = []
-        gaps = measure_layout("Teleop station", extra, iterations(8, 5), duration, dropped,
-                              drawn)
-        lines.append(stall_line(f"with the fleet streaming into {name}", gaps, started))
+        measured = measure_layout("Teleop station", extra, iterations(8, 5), duration)
+        lines.append(stall_line(f"with the fleet streaming into {name}", measured.gaps, started))
         shown = ", ".join(f"{k.removeprefix('fleet/')} {n / max(duration, 1):.1f}/s"
-                          for k, n in sorted(dropped.items()) if n)
+                          for k, n in sorted(measured.dropped.items()) if n)
         print(f"  dropped frames per key (newest won): {shown or 'none'}", flush=True)
-        frames, render = drawn[0], drawn[1:]
-        print(f"  3D view: {frames / max(duration, 1):.1f} frames/s drawn on its render "
-              f"thread, {fmt_seconds(percentile(render, 50))} each (median)", flush=True)
+        rate = measured.frames_3d / max(duration, 1)
+        each = fmt_seconds(percentile(measured.render_3d, 50))
+        print(f"  3D view: {rate:.1f} frames/s drawn on its render thread, {each} each (median)",
+              flush=True)
     return lines
 
 
