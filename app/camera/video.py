@@ -13,7 +13,6 @@ import time
 from typing import Any, NoReturn
 
 import av
-import cv2
 import numpy as np
 
 from app.camera.bitstream import H264Gaps, is_key_frame
@@ -38,7 +37,6 @@ CODECS = {"h264": "h264", "h265": "hevc", "hevc": "hevc", "vp8": "vp8", "vp9": "
 _DECODERS = {"h264": ("h264", {"err_detect": "+aggressive"}), "hevc": ("hevc", {}),
              "vp8": ("vp8", {}), "vp9": ("vp9", {}),
              "av1": ("libdav1d", {"max_frame_delay": "1"})}
-PIXEL_FORMAT = "rgb24"  # for pixel formats other than 4:2:0 (swscale: RGB beats RGBA 3x)
 
 
 def canonical_codec(name: str) -> str:
@@ -130,10 +128,10 @@ class VideoDecoder:
 
 
 def _display_of(picture: av.VideoFrame) -> np.ndarray:
-    """The picture as B, G, R, X bytes (what the view draws). 4:2:0 — nearly every stream —
-    goes through OpenCV from the planes as they are (1.1 ms at 1080p, against 2.2 ms for
-    swscale's RGB and 3.7 ms for its BGRA); anything else through swscale's RGB."""
-    if picture.format.name == "yuv420p" and picture.width % 2 == 0 and \
-            picture.height % 2 == 0:
-        return cv2.cvtColor(picture.to_ndarray(), cv2.COLOR_YUV2BGRA_I420)
-    return cv2.cvtColor(picture.to_ndarray(format=PIXEL_FORMAT), cv2.COLOR_RGB2BGRA)
+    """The picture as B, G, R, A bytes (what the view draws), converted by swscale straight
+    into a frame of its own and read in place: 0.66 ms at 1080p from 4:2:0, as fast as its
+    RGB. (``to_ndarray(format="bgra")`` takes 2.5 ms, OpenCV's I420 -> BGRA 1.8 ms.)"""
+    converted = picture.reformat(format="bgra")
+    plane = converted.planes[0]
+    rows = np.frombuffer(plane, np.uint8).reshape(converted.height, plane.line_size)
+    return rows[:, :converted.width * 4].reshape(converted.height, converted.width, 4)

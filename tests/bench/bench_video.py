@@ -16,7 +16,6 @@ import av
 import numpy as np
 
 from app.bus.subscription import RawSample
-from app.camera.video import PIXEL_FORMAT
 from app.camera.video_stream import VideoFeed
 from app.codec.decode import encoding_for
 from app.codec.registry import registry
@@ -72,7 +71,7 @@ def bare(packets: list[bytes]) -> None:
     context.thread_type = "SLICE"
     for packet in packets:
         for frame in context.decode(av.Packet(packet)):
-            frame.to_ndarray(format=PIXEL_FORMAT)
+            frame.to_ndarray(format="rgb24")
 
 
 def _no_errors(key: str, exc: Exception) -> None:
