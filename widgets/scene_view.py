@@ -21,6 +21,7 @@ from vispy.scene.cameras import TurntableCamera
 from vispy.visuals.transforms import MatrixTransform
 
 from widgets.gl_readback import ReadbackCanvasBackend
+from widgets.scene_mesh import SteadyMesh
 from widgets.scene_points import Points
 
 vispy.use("pyside6")
@@ -278,7 +279,7 @@ class SceneGroup:
                 self._mesh.visible = False
             return
         if self._mesh is None:
-            self._mesh = scene.visuals.Mesh(parent=self._nodes[1])
+            self._mesh = SteadyMesh(parent=self._nodes[1])
             self._mesh.set_gl_state("translucent", depth_test=True, cull_face=False)
         colors = np.asarray(colors, dtype=np.float32)
         if colors.ndim != 2 or len(colors) != len(vertices):

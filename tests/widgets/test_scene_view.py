@@ -144,6 +144,30 @@ def test_translucent_mesh_blends_with_what_is_behind(view: SceneView) -> None:
     assert np.abs(image[oy, ox, :3] - expected).max() < 8
 
 
+def test_a_mesh_moved_and_recoloured_is_drawn_anew(view: SceneView) -> None:
+    """Boxes move every frame: each update lands where and in the colour it says (the
+    mesh's buffers are refilled without building its shader again)."""
+    faces = np.array([[0, 1, 2], [0, 2, 3]], np.uint32)
+
+    def quad(y: float) -> np.ndarray:
+        return np.array([[3, y - 1, 0], [3, y + 1, 0], [3, y + 1, 2], [3, y - 1, 2]],
+                        np.float32)
+
+    group = view.group("boxes")
+    group.set_mesh(quad(-2.5), faces, np.tile([1.0, 0.0, 0.0, 1.0], (4, 1)), version=1)
+    left = view.project(np.array([[3.0, -2.5, 1.0]]))[0].astype(int)
+    right = view.project(np.array([[3.0, 2.5, 1.0]]))[0].astype(int)
+    image = view.render_image()
+    assert red_mask(image)[left[1], left[0]] and not not_background(image)[right[1], right[0]]
+    for version, (y, colour) in enumerate([(2.5, [0.0, 1.0, 0.0, 1.0]),
+                                          (-2.5, [0.0, 0.0, 1.0, 1.0])], 2):
+        group.set_mesh(quad(y), faces, np.tile(colour, (4, 1)), version=version)
+        image = view.render_image().astype(int)
+        at, away = (right, left) if y > 0 else (left, right)
+        assert np.abs(image[at[1], at[0], :3] - np.array(colour[:3]) * 255).max() < 8
+        assert not not_background(image)[away[1], away[0]]
+
+
 def test_hiding_the_group_removes_its_pixels(view: SceneView) -> None:
     red_cloud(view)
     assert red_mask(view.render_image()).sum() > 50
