@@ -372,7 +372,7 @@ class CameraPanel(PanelBase):
 
     def _draw_overlays(self, batch: FrameBatch, frame: CameraFrame | None,
                        stamp: float) -> None:
-        from widgets.camera_view import DrawnOverlay
+        from widgets.overlay_painter import DrawnOverlay
 
         if frame is None:
             return

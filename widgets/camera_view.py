@@ -1,22 +1,22 @@
-"""An image view with an overlay painter: fit, 1:1, zoom at the cursor, pan, rotate, flip.
+"""An image view with overlays: fit, 1:1, zoom at the cursor, pan, rotate, flip.
 
 Raster painting (QPainter), not OpenGL: a frame costs one ``drawImage`` of a QImage laid over
-the decoded array (no copy) plus the overlays, and the view never forces the window into GL
-composition. Overlays are in image pixels (``app.camera.model``) and drawn through the same
-transform as the image, so they stay on what they describe at any zoom, rotation or flip;
-outlines keep their width on screen and texts stay upright and readable.
+the decoded array (no copy) plus one of its overlays' layer, drawn on a thread of their own
+(``widgets.overlay_layers``), and the view never forces the window into GL composition.
+Overlays are in image pixels (``app.camera.model``) and drawn through the same transform as
+the image, so they stay on what they describe at any zoom, rotation or flip.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt, Signal
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
-    QBrush,
     QColor,
     QFont,
     QFontMetricsF,
@@ -24,33 +24,20 @@ from PySide6.QtGui import (
     QMouseEvent,
     QPainter,
     QPaintEvent,
-    QPen,
-    QPolygonF,
     QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.camera.model import RGBA, ImageOverlay, Shape
+from widgets.overlay_layers import LayerGeometry, LayerRequest, LayerThread
+from widgets.overlay_painter import DrawnOverlay, OverlayPainter
 
 BACKGROUND = QColor(18, 20, 24)
 MESSAGE_BACK = QColor(0, 0, 0, 190)
 GREY_VEIL = QColor(40, 42, 46, 170)
-OUT_OF_SYNC_ALPHA = 0.45
 ZOOM_STEP = 1.25
 ZOOM_RANGE = (0.02, 64.0)
-MIN_TEXT_PX = 9.0
-POINT_PX = 5.0
-MAX_LABEL_MOVES = 4  # a label moves down past at most this many others, then overlaps
-MAX_TEXT_SIZES = 2048  # remembered label sizes; forgotten all at once past this
-
-
-@dataclass(frozen=True)
-class DrawnOverlay:
-    """An overlay as the view draws it: ``in_sync`` False draws it faded and dashed."""
-
-    overlay: ImageOverlay
-    in_sync: bool = True
+MAX_HOLD_S = 0.25  # a picture waits at most this long for its layer of overlays
 
 
 def qimage_over(array: np.ndarray) -> QImage:
@@ -70,9 +57,31 @@ def qimage_over(array: np.ndarray) -> QImage:
     return QImage(array.data, width, height, array.strides[0], formats[channels])
 
 
-def _qcolor(rgba: RGBA, alpha: float = 1.0) -> QColor:
-    r, g, b, a = (min(max(float(c), 0.0), 1.0) if math.isfinite(c) else 0.0 for c in rgba)
-    return QColor.fromRgbF(r, g, b, a * alpha)
+@dataclass(frozen=True)
+class _Picture:
+    array: np.ndarray | None = None  # kept alive while ``image`` is drawn over it
+    image: QImage | None = None
+    preview_array: np.ndarray | None = None
+    preview: QImage | None = None  # the picture scaled down on a worker thread
+    preview_scale: float = 1.0
+    size: tuple[int, int] = (0, 0)  # in image pixels
+    full: Callable[[], np.ndarray] | None = None  # the picture, when only previewed
+
+    def shown(self) -> bool:
+        return self.image is not None or self.preview is not None
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    picture: _Picture
+    overlays: list[DrawnOverlay]
+    version: int
+
+
+class _LayerDelivery(QObject):
+    """Carries drawn layers from their thread to the GUI thread (a queued signal)."""
+
+    ready = Signal(object)
 
 
 class CameraView(QWidget):
@@ -83,20 +92,18 @@ class CameraView(QWidget):
         self.setMouseTracking(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(160, 120)
-        self._array: np.ndarray | None = None
-        self._image: QImage | None = None
-        self._preview: QImage | None = None  # the image scaled down on a worker thread
-        self._preview_array: np.ndarray | None = None
-        self._preview_scale = 1.0
-        self._size = (0, 0)  # the picture's, in image pixels
-        self._full: Callable[[], np.ndarray] | None = None  # the picture when only previewed
-        self._overlays: list[DrawnOverlay] = []
-        self._labels: list[QRectF] = []  # where the paint under way put its texts so far
-        # Laying out a label's text costs more than drawing it, and the same labels come
-        # back every frame: fonts by pixel size, text sizes by (pixel size, text).
-        self._fonts: dict[int, QFont] = {}
-        self._text_sizes: dict[tuple[int, str], QSizeF] = {}
-        self._fonts_of = QFont()
+        self._picture = _Picture()  # the newest
+        self._overlays: list[DrawnOverlay] = []  # the newest
+        self._version = 0  # one more for each new picture or set of overlays
+        # What the paints show: the newest, except while a layer of overlays for the newest
+        # is being drawn (the picture waits for its overlays, so they never lag behind it).
+        self._drawn = _Drawn(_Picture(), [], 0)
+        self._pending: LayerRequest | None = None  # the newest layer asked for
+        self._layer: LayerRequest | None = None  # the newest layer drawn
+        self._layer_failed = False  # the newest layer could not be drawn
+        self._overlay_painter = OverlayPainter()  # overlays painted here, not as a layer
+        self._delivery = _LayerDelivery()
+        self._delivery.ready.connect(self._on_layer, Qt.ConnectionType.QueuedConnection)
         self._message = ""
         self._greyed = False
         self._fit = True
@@ -117,23 +124,33 @@ class CameraView(QWidget):
         old_size = self.image_size()
         if image is None and size is None:
             preview = None
-        self._array = image
-        self._image = qimage_over(image) if image is not None else None
-        self._preview_array = preview
-        self._preview = qimage_over(preview) if preview is not None else None
-        self._preview_scale = preview_scale
-        self._full = full if image is None and preview is not None else None
         if image is not None:
-            self._size = (image.shape[1], image.shape[0])
-        else:
-            self._size = size if size is not None and preview is not None else (0, 0)
+            size = (image.shape[1], image.shape[0])
+        elif size is None or preview is None:
+            size = (0, 0)
+        self._picture = _Picture(
+            image, qimage_over(image) if image is not None else None, preview,
+            qimage_over(preview) if preview is not None else None, preview_scale, size,
+            full if image is None and preview is not None else None)
+        self._version += 1
         if self.image_size() != old_size and not self._fit:
             self._fit = True
         self.update()
 
     def set_overlays(self, overlays: list[DrawnOverlay]) -> None:
+        """Drawn over the picture from the next paint on; a new picture given just before
+        is held back until they are drawn (a few milliseconds, on their own thread)."""
         self._overlays = overlays
+        self._version += 1
+        self._pending = None
+        if overlays and self.has_picture():
+            self._pending = self._ask_layer(hold=True)
         self.update()
+
+    def overlays_ready(self) -> bool:
+        """Whether the newest picture and overlays are what the next paint shows (the
+        picture is not held back for a layer of overlays being drawn)."""
+        return self._pending is None or not self._pending.hold
 
     def set_message(self, text: str, grey: bool = False) -> None:
         """A message over the image (a decode error, waiting for a key frame); ``grey``
@@ -155,10 +172,10 @@ class CameraView(QWidget):
         return (height, width) if self._quarter_turns % 2 else (width, height)
 
     def image_size(self) -> tuple[int, int]:
-        return self._size
+        return self._picture.size
 
     def has_picture(self) -> bool:
-        return self._image is not None or self._preview is not None
+        return self._picture.shown()
 
     # -- view ---------------------------------------------------------------------------------
     def fit(self) -> None:
@@ -223,51 +240,52 @@ class CameraView(QWidget):
         width, height = self._oriented_size()
         out = QImage(max(width, 1), max(height, 1), QImage.Format.Format_RGB32)
         out.fill(BACKGROUND)
-        array = self._full() if self._image is None and self._full is not None else None
-        image = self._image if array is None else qimage_over(array)
+        picture = self._picture
+        array = picture.full() if picture.image is None and picture.full is not None else None
+        image = picture.image if array is None else qimage_over(array)
         if image is None:
             return out
         painter = QPainter(out)
         transform = self._orientation_transform()
         painter.setTransform(transform)
         painter.drawImage(QPointF(0, 0), image)
-        self._paint_overlays(painter, transform, 1.0)
+        self._overlay_painter.paint(painter, transform, 1.0, self._overlays, self.font())
         painter.end()
         return out
 
     # -- painting -----------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
+        drawn = self._drawn_now()
         painter = QPainter(self)
         painter.fillRect(self.rect(), BACKGROUND)
-        if self.has_picture():
+        if drawn.picture.shown():
             transform = self.image_transform()
             scale = self.view_scale()
             painter.setTransform(transform)
             # Below 1:1 smoothing keeps fine detail from aliasing; above, pixels stay square
             # so an engineer can read them.
             painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, scale < 1.0)
-            self._draw_picture(painter, transform, scale)
+            self._draw_picture(painter, drawn.picture, transform, scale)
             painter.resetTransform()
             if self._greyed:
                 painter.fillRect(self.rect(), GREY_VEIL)
-            width, height = self.image_size()
-            # what lies outside the picture (a box half out of view) is not drawn beside it
-            painter.setClipRect(transform.mapRect(QRectF(0, 0, width, height)))
-            self._paint_overlays(painter, transform, scale)
-            painter.setClipping(False)
+            if drawn.overlays:
+                self._draw_overlays(painter, drawn, transform, scale)
         if self._message:
             self._paint_message(painter)
         painter.end()
 
-    def _draw_picture(self, painter: QPainter, transform: QTransform, scale: float) -> None:
-        preview, image = self._preview, self._image
-        if image is not None and (preview is None or scale > self._preview_scale * 1.001):
+    @staticmethod
+    def _draw_picture(painter: QPainter, picture: _Picture, transform: QTransform,
+                      scale: float) -> None:
+        preview, image = picture.preview, picture.image
+        if image is not None and (preview is None or scale > picture.preview_scale * 1.001):
             painter.drawImage(QPointF(0, 0), image)  # zoomed in past it: the full picture
             return
         # (with no full picture, a preview zoomed past stands in until the next frame's,
         # made at the new size, comes)
         assert preview is not None
-        relative = scale / self._preview_scale  # screen pixels per preview pixel
+        relative = scale / picture.preview_scale  # screen pixels per preview pixel
         upright = not transform.isRotating() and transform.m11() > 0 and transform.m22() > 0
         if abs(relative - 1.0) < 1e-3 and upright:
             # The preview is the picture at this very scale: copied, not scaled.
@@ -275,102 +293,72 @@ class CameraView(QWidget):
             origin = transform.map(QPointF(0, 0))
             painter.drawImage(QPointF(round(origin.x()), round(origin.y())), preview)
             return
-        painter.setTransform(QTransform.fromScale(1 / self._preview_scale,
-                                                  1 / self._preview_scale) * transform)
+        painter.setTransform(QTransform.fromScale(1 / picture.preview_scale,
+                                                  1 / picture.preview_scale) * transform)
         painter.drawImage(QPointF(0, 0), preview)
 
-    def _paint_overlays(self, painter: QPainter, transform: QTransform, scale: float) -> None:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        self._labels = []
-        if self._fonts_of != self.font() or len(self._text_sizes) > MAX_TEXT_SIZES:
-            self._fonts_of = self.font()
-            self._fonts.clear()
-            self._text_sizes.clear()
-        for drawn in self._overlays:
-            alpha = 1.0 if drawn.in_sync else OUT_OF_SYNC_ALPHA
-            style = Qt.PenStyle.SolidLine if drawn.in_sync else Qt.PenStyle.DashLine
-            for shape in drawn.overlay.shapes:
-                self._paint_shape(painter, transform, scale, shape, alpha, style)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    def _drawn_now(self) -> _Drawn:
+        """What this paint shows: the newest, unless its layer of overlays is being drawn
+        (then what was shown, for at most MAX_HOLD_S, and never across a change of size)."""
+        pending = self._pending
+        if pending is not None and (
+                self._drawn.picture.size != self._picture.size
+                or time.monotonic() - pending.sent > MAX_HOLD_S):
+            self._pending = pending = None
+        if pending is None:
+            self._drawn = _Drawn(self._picture, self._overlays, self._version)
+        return self._drawn
 
-    def _paint_shape(self, painter: QPainter, transform: QTransform, scale: float,
-                     shape: Shape, alpha: float, style: Qt.PenStyle) -> None:
-        xy = np.asarray(shape.xy, dtype=np.float64).reshape(-1, 2)
-        if len(xy) == 0:
+    def _draw_overlays(self, painter: QPainter, drawn: _Drawn, transform: QTransform,
+                       scale: float) -> None:
+        layer = self._layer
+        if layer is not None and layer.image is not None and \
+                layer.overlays is drawn.overlays and layer.geometry == self._geometry():
+            painter.drawImage(QPointF(0, 0), layer.image)
             return
-        points = [QPointF(x, y) for x, y in _mapped(transform, xy).tolist()]
-        pen = QPen(_qcolor(shape.color, alpha), max(shape.thickness, 1.0))
-        pen.setStyle(style)
-        pen.setCosmetic(True)
-        painter.setPen(pen)
-        fill = QBrush(_qcolor(shape.fill, alpha)) if shape.fill is not None else \
-            QBrush(Qt.BrushStyle.NoBrush)
-        painter.setBrush(fill)
-        kind = shape.kind
-        if kind == "box" and len(points) >= 2:
-            painter.drawPolygon(QPolygonF(_box_corners(transform, xy[0], xy[1])))
-        elif kind == "circle":
-            radius = max(shape.size, 0.0) / 2 * scale
-            painter.drawEllipse(points[0], radius, radius)
-        elif kind == "points":
-            self._paint_points(painter, shape, points, alpha)
-        elif kind == "line_strip":
-            painter.drawPolyline(QPolygonF(points))
-        elif kind in ("line_loop", "polygon"):
-            painter.drawPolygon(QPolygonF(points))
-        elif kind == "line_list":
-            self._paint_segments(painter, shape, points, pen)
-        elif kind == "text":
-            self._paint_text(painter, shape, points[0], scale, alpha)
+        # The view moved, resized or zoomed since: painted here, and a layer for the new
+        # geometry asked for the paints after.
+        width, height = self.image_size()
+        painter.setClipRect(transform.mapRect(QRectF(0, 0, width, height)))
+        self._overlay_painter.paint(painter, transform, scale, drawn.overlays, self.font())
+        painter.setClipping(False)
+        if drawn.overlays is self._overlays and self._pending is None and \
+                not self._layer_failed:
+            self._pending = self._ask_layer(hold=False)
 
-    def _paint_points(self, painter: QPainter, shape: Shape, points: list[QPointF],
-                      alpha: float) -> None:
-        painter.setPen(Qt.PenStyle.NoPen)
-        radius = max(shape.thickness, POINT_PX) / 2
-        for index, point in enumerate(points):
-            colour = shape.colors[index] if shape.colors is not None and \
-                index < len(shape.colors) else shape.color
-            painter.setBrush(_qcolor(tuple(colour), alpha))
-            painter.drawEllipse(point, radius, radius)
+    def _geometry(self) -> LayerGeometry:
+        transform = self.image_transform()
+        width, height = self.image_size()
+        clip = transform.mapRect(QRectF(0, 0, width, height))
+        return LayerGeometry(
+            self.width(), self.height(), self.devicePixelRatioF(),
+            (transform.m11(), transform.m12(), transform.m21(), transform.m22(),
+             transform.dx(), transform.dy()),
+            self.view_scale(), (clip.x(), clip.y(), clip.width(), clip.height()),
+            self.font().key())
 
-    def _paint_segments(self, painter: QPainter, shape: Shape, points: list[QPointF],
-                        pen: QPen) -> None:
-        if shape.colors is None:
-            painter.drawLines(points[:len(points) // 2 * 2])
+    def _ask_layer(self, hold: bool) -> LayerRequest:
+        request = LayerRequest(self._overlays, self._geometry(), QFont(self.font()),
+                               self._version, hold, self._picture)
+        LayerThread.instance().submit(id(self), request, self._delivery.ready.emit)
+        return request
+
+    def _on_layer(self, request: LayerRequest) -> None:
+        held = request is self._pending
+        if held:
+            self._pending = None
+        self._layer_failed = request.image is None
+        if self._layer_failed:  # overlays are painted here instead
+            if held:
+                self.update()
             return
-        for index in range(0, len(points) - 1, 2):
-            if index < len(shape.colors):
-                pen.setColor(_qcolor(tuple(shape.colors[index])))
-                painter.setPen(pen)
-            painter.drawLine(points[index], points[index + 1])
-
-    def _paint_text(self, painter: QPainter, shape: Shape, anchor: QPointF, scale: float,
-                    alpha: float) -> None:
-        pixels = round(max((shape.size or 12.0) * scale, MIN_TEXT_PX))
-        font = self._fonts.get(pixels)
-        if font is None:
-            font = self._fonts[pixels] = QFont(self.font())
-            font.setPixelSize(pixels)
-        painter.setFont(font)
-        size = self._text_sizes.get((pixels, shape.text))
-        if size is None:
-            size = self._text_sizes[pixels, shape.text] = QFontMetricsF(font).size(0, shape.text)
-        box = self._free_place(QRectF(anchor, size).adjusted(-2, -1, 2, 1))
-        if shape.fill is not None:
-            painter.fillRect(box, _qcolor(shape.fill, alpha))
-        painter.setPen(_qcolor(shape.color, alpha))
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, shape.text)
-
-    def _free_place(self, box: QRectF) -> QRectF:
-        """``box``, moved down below the labels it would cover: two sources often name the
-        same object at the same corner (a detection and its projected 3D box)."""
-        for _ in range(MAX_LABEL_MOVES):
-            covered = [label for label in self._labels if label.intersects(box)]
-            if not covered:
-                break
-            box.moveTop(max(label.bottom() for label in covered))
-        self._labels.append(box)
-        return box
+        if request.version < self._drawn.version:
+            return  # something newer is shown already
+        self._layer = request
+        if request.hold:  # its picture and overlays are shown now, together
+            assert isinstance(request.picture, _Picture)
+            self._drawn = _Drawn(request.picture, request.overlays, request.version)
+        self.update()
 
     def _paint_message(self, painter: QPainter) -> None:
         font = QFont(self.font())
@@ -449,16 +437,3 @@ class CameraView(QWidget):
             3: QTransform(0.0, -1.0, 1.0, 0.0, 0.0, width),  # (x, y) -> (y, w - x)
         }
         return flip * turns[self._quarter_turns]
-
-
-def _mapped(transform: QTransform, xy: np.ndarray) -> np.ndarray:
-    """(N, 2) points through an affine ``transform`` (what ``transform.map`` does to each)."""
-    linear = np.array([[transform.m11(), transform.m12()], [transform.m21(), transform.m22()]])
-    return xy @ linear + (transform.dx(), transform.dy())
-
-
-def _box_corners(transform: QTransform, top_left: np.ndarray,
-                 bottom_right: np.ndarray) -> list[QPointF]:
-    (x0, y0), (x1, y1) = top_left, bottom_right
-    return [transform.map(QPointF(float(x), float(y)))
-            for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]

@@ -19,6 +19,7 @@ from app.bus.session import BusSession
 from app.codec.registry import registry
 from app.convert.isaac import encode_buffers
 from tests.bus.helpers import wait_until_heard
+from tests.widgets.view_pixels import shown_pixels as grab
 
 TIMEOUT_MS = 20_000
 CAMERA = "fleet/cam-1/camera/image"
@@ -83,13 +84,6 @@ def robot(open_session: Callable[..., BusSession], free_endpoint: str):
     robot.session.declare_token("fleet/cam-1")  # the station hears robots it has seen
     yield robot
     robot.close()
-
-
-def grab(view) -> np.ndarray:
-    image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
-    return np.array(image.constBits(), np.uint8).reshape(
-        image.height(), image.bytesPerLine())[:, :image.width() * 3].reshape(
-        image.height(), image.width(), 3)
 
 
 def red_at(view, pixels: np.ndarray, x: float, y: float) -> bool:

@@ -12,7 +12,10 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from app.camera.model import ImageOverlay, Shape
-from widgets.camera_view import CameraView, DrawnOverlay, qimage_over
+from tests.widgets.view_pixels import shown_pixels as grab
+from widgets import overlay_layers
+from widgets.camera_view import MAX_HOLD_S, CameraView, qimage_over
+from widgets.overlay_painter import DrawnOverlay
 
 WIDTH, HEIGHT = 320, 240
 BOX = ((100.0, 60.0), (180.0, 120.0))  # top-left, bottom-right in image pixels
@@ -28,13 +31,6 @@ def grey_image() -> np.ndarray:
 def box_overlay(in_sync: bool = True) -> DrawnOverlay:
     shape = Shape("box", np.array(BOX), color=RED, thickness=3.0)
     return DrawnOverlay(ImageOverlay((shape,)), in_sync)
-
-
-def grab(view: CameraView) -> np.ndarray:
-    image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
-    return np.array(image.constBits(), np.uint8).reshape(
-        image.height(), image.bytesPerLine())[:, :image.width() * 3].reshape(
-        image.height(), image.width(), 3)
 
 
 def is_red(pixel: np.ndarray) -> bool:
@@ -268,3 +264,63 @@ def test_a_picture_decoded_only_at_the_view_size(qtbot: QtBot) -> None:
     assert view.snapshot().width() == 1920 and asked == [1]  # decoded for the snapshot
     view.set_image(None)
     assert view.image_size() == (0, 0) and not view.has_picture()
+
+
+def coloured_image(value: tuple[int, int, int]) -> np.ndarray:
+    image = np.empty((HEIGHT, WIDTH, 4), np.uint8)
+    image[..., :3] = value[::-1]  # B, G, R
+    image[..., 3] = 255
+    return image
+
+
+def raw_pixels(view: CameraView) -> np.ndarray:
+    """What a paint shows right now (no waiting for a layer being drawn)."""
+    image = view.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    return np.array(image.constBits(), np.uint8).reshape(
+        image.height(), image.bytesPerLine())[:, :image.width() * 3].reshape(
+        image.height(), image.width(), 3)
+
+
+def test_a_new_picture_waits_for_its_overlays_and_never_shows_the_old_ones(
+        view: CameraView) -> None:
+    """The overlays are drawn on their own thread: until that layer is ready the previous
+    picture stays, with its own overlays — never the new picture with stale boxes."""
+    assert corners_are_red(view)  # the grey picture with BOX, settled
+    moved = ((20.0, 20.0), (60.0, 50.0))
+    view.set_image(coloured_image((40, 40, 160)))
+    view.set_overlays([DrawnOverlay(ImageOverlay((Shape("box", np.array(moved), color=RED,
+                                                        thickness=3.0),)))])
+    assert not view.overlays_ready()
+    held = raw_pixels(view)  # the layer's arrival is an event not yet handled
+    centre = on_screen(view, 250.0, 200.0)
+    assert abs(int(held[centre[1], centre[0], 2]) - 90) < 6  # still the grey picture ...
+    assert red_near(held, *on_screen(view, BOX[0][0], (BOX[0][1] + BOX[1][1]) / 2))
+    shown = grab(view)  # ... until the layer comes: then both at once
+    assert abs(int(shown[centre[1], centre[0], 2]) - 160) < 6
+    assert red_near(shown, *on_screen(view, moved[0][0], (moved[0][1] + moved[1][1]) / 2))
+    assert not red_near(shown, *on_screen(view, BOX[0][0], (BOX[0][1] + BOX[1][1]) / 2))
+
+
+def test_overlays_are_painted_on_the_gui_thread_when_their_layer_cannot_be_drawn(
+        view: CameraView, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object) -> QImage:
+        raise RuntimeError("no memory for the layer")
+
+    monkeypatch.setattr(overlay_layers, "draw_layer", broken)
+    view.set_image(coloured_image((40, 40, 160)))
+    view.set_overlays([box_overlay()])
+    assert corners_are_red(view)
+    centre = on_screen(view, 250.0, 200.0)
+    assert abs(int(grab(view)[centre[1], centre[0], 2]) - 160) < 6
+
+
+def test_a_picture_is_shown_even_if_its_layer_never_comes(
+        view: CameraView, monkeypatch: pytest.MonkeyPatch, qtbot: QtBot) -> None:
+    monkeypatch.setattr(overlay_layers.LayerThread, "submit", lambda *args: None)
+    view.set_image(coloured_image((40, 40, 160)))
+    view.set_overlays([box_overlay()])
+    centre = on_screen(view, 250.0, 200.0)
+    qtbot.wait(round(MAX_HOLD_S * 1000) + 50)
+    pixels = raw_pixels(view)
+    assert abs(int(pixels[centre[1], centre[0], 2]) - 160) < 6
+    assert corners_are_red(view)  # painted here instead

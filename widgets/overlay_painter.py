@@ -1,0 +1,163 @@
+"""Overlays drawn with a QPainter: shapes in image pixels mapped through the view's transform.
+
+Outlines keep their width on screen and texts stay upright and readable whatever the zoom,
+turn or flip. One painter per thread: it keeps fonts and text sizes between paints (laying
+out a label's text costs more than drawing it, and the same labels come back every frame).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPen,
+    QPolygonF,
+    QTransform,
+)
+
+from app.camera.model import RGBA, ImageOverlay, Shape
+
+OUT_OF_SYNC_ALPHA = 0.45
+MIN_TEXT_PX = 9.0
+POINT_PX = 5.0
+MAX_LABEL_MOVES = 4  # a label moves down past at most this many others, then overlaps
+MAX_TEXT_SIZES = 2048  # remembered label sizes; forgotten all at once past this
+
+
+@dataclass(frozen=True)
+class DrawnOverlay:
+    """An overlay as the view draws it: ``in_sync`` False draws it faded and dashed."""
+
+    overlay: ImageOverlay
+    in_sync: bool = True
+
+
+class OverlayPainter:
+    def __init__(self) -> None:
+        self._labels: list[QRectF] = []  # where the paint under way put its texts so far
+        self._fonts: dict[int, QFont] = {}  # by pixel size
+        self._text_sizes: dict[tuple[int, str], QSizeF] = {}  # by (pixel size, text)
+        self._font = QFont()
+
+    def paint(self, painter: QPainter, transform: QTransform, scale: float,
+              overlays: Sequence[DrawnOverlay], font: QFont) -> None:
+        """``transform``: image pixels -> the painter's; ``scale``: its pixels per image
+        pixel; ``font``: what labels are drawn in, at their own pixel sizes."""
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        self._labels = []
+        if self._font != font or len(self._text_sizes) > MAX_TEXT_SIZES:
+            self._font = QFont(font)
+            self._fonts.clear()
+            self._text_sizes.clear()
+        for drawn in overlays:
+            alpha = 1.0 if drawn.in_sync else OUT_OF_SYNC_ALPHA
+            style = Qt.PenStyle.SolidLine if drawn.in_sync else Qt.PenStyle.DashLine
+            for shape in drawn.overlay.shapes:
+                self._paint_shape(painter, transform, scale, shape, alpha, style)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+
+    def _paint_shape(self, painter: QPainter, transform: QTransform, scale: float,
+                     shape: Shape, alpha: float, style: Qt.PenStyle) -> None:
+        xy = np.asarray(shape.xy, dtype=np.float64).reshape(-1, 2)
+        if len(xy) == 0:
+            return
+        points = [QPointF(x, y) for x, y in _mapped(transform, xy).tolist()]
+        pen = QPen(_qcolor(shape.color, alpha), max(shape.thickness, 1.0))
+        pen.setStyle(style)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        fill = QBrush(_qcolor(shape.fill, alpha)) if shape.fill is not None else \
+            QBrush(Qt.BrushStyle.NoBrush)
+        painter.setBrush(fill)
+        kind = shape.kind
+        if kind == "box" and len(points) >= 2:
+            painter.drawPolygon(QPolygonF(_box_corners(transform, xy[0], xy[1])))
+        elif kind == "circle":
+            radius = max(shape.size, 0.0) / 2 * scale
+            painter.drawEllipse(points[0], radius, radius)
+        elif kind == "points":
+            self._paint_points(painter, shape, points, alpha)
+        elif kind == "line_strip":
+            painter.drawPolyline(QPolygonF(points))
+        elif kind in ("line_loop", "polygon"):
+            painter.drawPolygon(QPolygonF(points))
+        elif kind == "line_list":
+            self._paint_segments(painter, shape, points, pen)
+        elif kind == "text":
+            self._paint_text(painter, shape, points[0], scale, alpha)
+
+    def _paint_points(self, painter: QPainter, shape: Shape, points: list[QPointF],
+                      alpha: float) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        radius = max(shape.thickness, POINT_PX) / 2
+        for index, point in enumerate(points):
+            colour = shape.colors[index] if shape.colors is not None and \
+                index < len(shape.colors) else shape.color
+            painter.setBrush(_qcolor(tuple(colour), alpha))
+            painter.drawEllipse(point, radius, radius)
+
+    def _paint_segments(self, painter: QPainter, shape: Shape, points: list[QPointF],
+                        pen: QPen) -> None:
+        if shape.colors is None:
+            painter.drawLines(points[:len(points) // 2 * 2])
+            return
+        for index in range(0, len(points) - 1, 2):
+            if index < len(shape.colors):
+                pen.setColor(_qcolor(tuple(shape.colors[index])))
+                painter.setPen(pen)
+            painter.drawLine(points[index], points[index + 1])
+
+    def _paint_text(self, painter: QPainter, shape: Shape, anchor: QPointF, scale: float,
+                    alpha: float) -> None:
+        pixels = round(max((shape.size or 12.0) * scale, MIN_TEXT_PX))
+        font = self._fonts.get(pixels)
+        if font is None:
+            font = self._fonts[pixels] = QFont(self._font)
+            font.setPixelSize(pixels)
+        painter.setFont(font)
+        size = self._text_sizes.get((pixels, shape.text))
+        if size is None:
+            size = self._text_sizes[pixels, shape.text] = QFontMetricsF(font).size(0, shape.text)
+        box = self._free_place(QRectF(anchor, size).adjusted(-2, -1, 2, 1))
+        if shape.fill is not None:
+            painter.fillRect(box, _qcolor(shape.fill, alpha))
+        painter.setPen(_qcolor(shape.color, alpha))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, shape.text)
+
+    def _free_place(self, box: QRectF) -> QRectF:
+        """``box``, moved down below the labels it would cover: two sources often name the
+        same object at the same corner (a detection and its projected 3D box)."""
+        for _ in range(MAX_LABEL_MOVES):
+            covered = [label for label in self._labels if label.intersects(box)]
+            if not covered:
+                break
+            box.moveTop(max(label.bottom() for label in covered))
+        self._labels.append(box)
+        return box
+
+
+def _qcolor(rgba: RGBA, alpha: float = 1.0) -> QColor:
+    r, g, b, a = (min(max(float(c), 0.0), 1.0) if math.isfinite(c) else 0.0 for c in rgba)
+    return QColor.fromRgbF(r, g, b, a * alpha)
+
+
+def _mapped(transform: QTransform, xy: np.ndarray) -> np.ndarray:
+    """(N, 2) points through an affine ``transform`` (what ``transform.map`` does to each)."""
+    linear = np.array([[transform.m11(), transform.m12()], [transform.m21(), transform.m22()]])
+    return xy @ linear + (transform.dx(), transform.dy())
+
+
+def _box_corners(transform: QTransform, top_left: np.ndarray,
+                 bottom_right: np.ndarray) -> list[QPointF]:
+    (x0, y0), (x1, y1) = top_left, bottom_right
+    return [transform.map(QPointF(float(x), float(y)))
+            for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
