@@ -7,9 +7,10 @@ out a label's text costs more than drawing it, and the same labels come back eve
 
 from __future__ import annotations
 
+import logging
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
@@ -32,13 +33,39 @@ POINT_PX = 5.0
 MAX_LABEL_MOVES = 4  # a label moves down past at most this many others, then overlaps
 MAX_TEXT_SIZES = 2048  # remembered label sizes; forgotten all at once past this
 
+log = logging.getLogger(__name__)
 
-@dataclass(frozen=True)
+
 class DrawnOverlay:
-    """An overlay as the view draws it: ``in_sync`` False draws it faded and dashed."""
+    """An overlay as the view draws it: ``in_sync`` False draws it faded and dashed.
 
-    overlay: ImageOverlay
-    in_sync: bool = True
+    ``overlay`` may be a function that makes it (3D boxes to project): it is called once,
+    where the overlays are first drawn — on the layer thread, off the GUI thread. One that
+    fails draws nothing, and says why in the log."""
+
+    def __init__(self, overlay: ImageOverlay | Callable[[], ImageOverlay],
+                 in_sync: bool = True) -> None:
+        self.in_sync = in_sync
+        self._overlay: ImageOverlay | None = None
+        self._make: Callable[[], ImageOverlay] | None = None
+        if isinstance(overlay, ImageOverlay):
+            self._overlay = overlay
+        else:
+            self._make = overlay
+        self._lock = threading.Lock()
+
+    @property
+    def overlay(self) -> ImageOverlay:
+        with self._lock:
+            if self._overlay is None:
+                make, self._make = self._make, None
+                assert make is not None
+                try:
+                    self._overlay = make()
+                except Exception:
+                    log.exception("camera overlays: making an overlay failed")
+                    self._overlay = ImageOverlay(())
+            return self._overlay
 
 
 class OverlayPainter:

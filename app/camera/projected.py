@@ -10,12 +10,13 @@ isaac camera message's own pinhole).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from app.camera.model import CameraFrame, ImageOverlay
-from app.camera.projection import CameraModel, project_model
+from app.camera.projection import CameraModel, place_model, project_placed
 from app.camera.sources import BOX_TYPES, TRANSFORM_TYPES, Topic, calibration_for
 from app.camera.sync import SYNC_TOLERANCE_S
 from app.convert.models import SceneChange
@@ -79,9 +80,11 @@ class BoxProjector:
                 self._camera_model = value.value
 
     def overlays(self, frame: CameraFrame, stamp: float,
-                 camera_topic: Topic) -> list[tuple[ImageOverlay, bool]]:
+                 camera_topic: Topic) -> list[tuple[Callable[[], ImageOverlay], bool]]:
         """The boxes of every box topic in ``frame`` (shown at ``stamp``), each overlay
-        with whether it is of the image's time."""
+        with whether it is of the image's time. The boxes are placed in the camera here (the
+        transform tree lives on this thread); each overlay is a function that projects them,
+        for the thread that draws the overlays to call."""
         if not self._boxes:
             self.problem = ""
             return []
@@ -93,7 +96,7 @@ class BoxProjector:
             camera = camera.scaled(frame.width, frame.height)
         optical = namespaced(self.robot_id, camera.frame_id or frame.frame_id or
                              camera_topic.frame_id or DEFAULT_CAMERA_FRAME)
-        drawn: list[tuple[ImageOverlay, bool]] = []
+        drawn: list[tuple[Callable[[], ImageOverlay], bool]] = []
         problems: list[str] = []
         for key in self._boxes:
             layer = self._layers[key]
@@ -102,9 +105,10 @@ class BoxProjector:
                 return self._camera_from(optical, layer.frame_of(frame_id), stamp, problems)
 
             for model in self._models(layer):
-                overlay = project_model(model, camera, camera_from)
+                placed = place_model(model, camera_from)
                 box_stamp = getattr(model, "stamp", 0.0) or self._stamps.get(key, 0.0)
-                drawn.append((overlay, abs(box_stamp - stamp) <= SYNC_TOLERANCE_S))
+                drawn.append((functools.partial(project_placed, placed, camera),
+                              abs(box_stamp - stamp) <= SYNC_TOLERANCE_S))
         self.problem = "; ".join(dict.fromkeys(problems))
         return drawn
 

@@ -353,24 +353,52 @@ def _box_caption(box: Box) -> str:
     return f"{label} {box.score:.2f}" if math.isfinite(box.score) else label
 
 
-def project_model(model: object, camera: CameraModel,
-                  camera_from: Callable[[str], np.ndarray | None],
-                  near: float = NEAR_M) -> ImageOverlay:
-    """Every box of a display model (see :func:`boxes_in`) drawn into ``camera``'s image.
-    ``camera_from(frame)`` gives the 4x4 matrix from ``frame`` to the camera's optical frame,
-    or None when the frame cannot be placed (its boxes are counted in ``dropped``)."""
+@dataclass(frozen=True)
+class PlacedBoxes:
+    """A display model's boxes by frame, each group with the 4x4 matrix from its frame to the
+    camera's optical frame: what needs the transform tree, looked up where the tree lives;
+    :func:`project_placed` does the rest anywhere."""
+
+    groups: tuple[tuple[tuple[Box, ...], np.ndarray], ...]
+    dropped: int = 0  # boxes of frames that could not be placed
+    stamp: float = 0.0
+
+
+def place_model(model: object, camera_from: Callable[[str], np.ndarray | None]
+                ) -> PlacedBoxes:
+    """Every box of a display model (see :func:`boxes_in`) with its frame's matrix into the
+    camera; ``camera_from(frame)`` gives it, or None when the frame cannot be placed (its
+    boxes are counted in ``dropped``)."""
     by_frame: dict[str, list[Box]] = {}
     for frame, box in boxes_in(model):
         by_frame.setdefault(frame, []).append(box)
-    shapes: list[Shape] = []
+    groups: list[tuple[tuple[Box, ...], np.ndarray]] = []
     dropped = 0
     for frame, boxes in by_frame.items():
         matrix = camera_from(frame)
         if matrix is None:
             dropped += len(boxes)
-            continue
+        else:
+            groups.append((tuple(boxes), matrix))
+    return PlacedBoxes(tuple(groups), dropped, getattr(model, "stamp", 0.0))
+
+
+def project_placed(placed: PlacedBoxes, camera: CameraModel, near: float = NEAR_M
+                   ) -> ImageOverlay:
+    """Placed boxes drawn into ``camera``'s image (see :func:`project_boxes`)."""
+    shapes: list[Shape] = []
+    dropped = placed.dropped
+    for boxes, matrix in placed.groups:
         part = project_boxes(boxes, camera, matrix, near)
         shapes.extend(part.shapes)
         dropped += part.dropped
-    stamp = getattr(model, "stamp", 0.0)
-    return ImageOverlay(tuple(shapes), stamp=stamp, frame_id=camera.frame_id, dropped=dropped)
+    return ImageOverlay(tuple(shapes), stamp=placed.stamp, frame_id=camera.frame_id,
+                        dropped=dropped)
+
+
+def project_model(model: object, camera: CameraModel,
+                  camera_from: Callable[[str], np.ndarray | None],
+                  near: float = NEAR_M) -> ImageOverlay:
+    """Every box of a display model drawn into ``camera``'s image: :func:`place_model`, then
+    :func:`project_placed`."""
+    return project_placed(place_model(model, camera_from), camera, near)

@@ -331,7 +331,8 @@ def test_the_rover_camera_shows_its_detections_and_projected_boxes(make_main_win
 
     def projected() -> int:  # 3D boxes in the camera's view, each its edges and a label
         frame, projector = panel._shown.frame, panel._projector
-        return sum(len(o.shapes) for o, _ in projector.overlays(frame, frame.stamp, camera))
+        return sum(len(project().shapes)
+                   for project, _ in projector.overlays(frame, frame.stamp, camera))
 
     qtbot.waitUntil(lambda: projected() > 0, timeout=TIMEOUT_MS)  # the calibration is 1 Hz
     assert panel._projector.problem == ""

@@ -4,6 +4,7 @@ or flip; the snapshot carries the overlays; the pixel under the cursor is the ri
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 import pytest
@@ -324,3 +325,27 @@ def test_a_picture_is_shown_even_if_its_layer_never_comes(
     pixels = raw_pixels(view)
     assert abs(int(pixels[centre[1], centre[0], 2]) - 160) < 6
     assert corners_are_red(view)  # painted here instead
+
+
+def test_an_overlay_made_by_a_function_is_made_once_off_the_gui_thread(
+        view: CameraView) -> None:
+    """3D boxes are projected where the overlays are drawn, not in the panel's tick."""
+    made: list[str] = []
+
+    def project() -> ImageOverlay:
+        made.append(threading.current_thread().name)
+        return ImageOverlay((Shape("box", np.array(BOX), color=RED, thickness=3.0),))
+
+    view.set_overlays([DrawnOverlay(project)])
+    assert corners_are_red(view)
+    view.snapshot()
+    assert made == ["camera-overlays"]
+
+
+def test_an_overlay_whose_function_fails_draws_nothing_and_costs_nothing_else(
+        view: CameraView) -> None:
+    def broken() -> ImageOverlay:
+        raise ValueError("camera_from_model must be a finite 4x4 matrix")
+
+    view.set_overlays([DrawnOverlay(broken), box_overlay()])
+    assert corners_are_red(view)  # the other overlay is still drawn
