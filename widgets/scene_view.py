@@ -304,7 +304,9 @@ class SceneGroup:
         if self._texts is None:
             self._texts = scene.visuals.Text(parent=self._nodes[2], font_size=TEXT_POINTS,
                                              anchor_x="left", anchor_y="bottom")
-        self._texts.text = [text for _, text, _ in texts]
+        strings = [text for _, text, _ in texts]
+        if strings != self._texts.text:  # laying the glyphs out is what costs: moved only
+            self._texts.text = strings
         self._texts.pos = np.array([pos for pos, _, _ in texts], dtype=np.float32)
         self._texts.color = np.array([_rgba(color) for _, _, color in texts], np.float32)
         self._texts.visible = True

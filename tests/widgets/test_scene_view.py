@@ -287,6 +287,23 @@ def test_texts_are_drawn_near_their_anchor(view: SceneView) -> None:
     assert inside(drawn, (ax - 60, ax + 60, ay - 30, ay + 30))
 
 
+def test_labels_follow_their_objects_and_change_with_them(view: SceneView) -> None:
+    """A label that only moves keeps its glyphs (no new layout) but is drawn at its new
+    place; a new text is laid out anew."""
+    group = view.group("labels")
+    for version, (y, text) in enumerate([(2.0, "rover"), (-2.0, "rover"),
+                                         (-2.0, "rover rover rover")], 1):
+        group.set_texts([((5.0, y, 1.0), text, (1.0, 1.0, 1.0))], version)
+        drawn = not_background(view.render_image())
+        ax, ay = view.project(np.array([[5.0, y, 1.0]]))[0]
+        assert inside(drawn, (ax - 4, ax + 160, ay - 30, ay + 30))
+        width = np.nonzero(drawn.any(axis=0))[0]
+        if version == 2:
+            short = width.max() - width.min()
+        if version == 3:
+            assert width.max() - width.min() > 2 * short
+
+
 def test_camera_modes(view: SceneView) -> None:
     up = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 5.0]])
     a, b = view.project(up)
