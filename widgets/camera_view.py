@@ -301,8 +301,9 @@ class CameraView(QWidget):
         """What this paint shows: the newest, unless its layer of overlays is being drawn
         (then what was shown, for at most MAX_HOLD_S, and never across a change of size)."""
         pending = self._pending
+        shown = self._drawn.picture
         if pending is not None and (
-                self._drawn.picture.size != self._picture.size
+                (shown.shown() and shown.size != self._picture.size)
                 or time.monotonic() - pending.sent > MAX_HOLD_S):
             self._pending = pending = None
         if pending is None:

@@ -61,7 +61,8 @@ class LayerRequest:
     seconds: float = 0.0  # time spent drawing it
 
 
-def draw_layer(painter_state: OverlayPainter, request: LayerRequest) -> QImage:
+def draw_layer(painter_state: OverlayPainter, request: LayerRequest,
+               stop: Callable[[], bool] | None = None) -> QImage:
     geometry = request.geometry
     image = QImage(max(1, round(geometry.width * geometry.ratio)),
                    max(1, round(geometry.height * geometry.ratio)),
@@ -72,7 +73,7 @@ def draw_layer(painter_state: OverlayPainter, request: LayerRequest) -> QImage:
     try:
         painter.setClipRect(QRectF(*geometry.clip))
         painter_state.paint(painter, geometry.qtransform(), geometry.scale, request.overlays,
-                            request.font)
+                            request.font, stop)
     finally:
         painter.end()
     return image
@@ -108,7 +109,11 @@ class LayerThread(threading.Thread):
             self._waiting[owner] = (request, deliver)
             self._ready.notify()
 
+    def _stopping(self) -> bool:
+        return self._stopped
+
     def stop_and_wait(self) -> None:
+        """Ends the thread, the layer it is drawing cut short, and waits for that."""
         with self._ready:
             self._stopped = True
             self._waiting.clear()
@@ -127,10 +132,12 @@ class LayerThread(threading.Thread):
                 request, deliver = self._waiting.pop(owner)
             started = time.perf_counter()
             try:
-                request.image = draw_layer(painter_state, request)
+                request.image = draw_layer(painter_state, request, self._stopping)
             except Exception:  # the view paints its overlays itself instead
                 log.exception("camera overlays: drawing a layer failed")
             request.seconds = time.perf_counter() - started
+            if self._stopped:
+                return
             with contextlib.suppress(RuntimeError):  # the view is gone
                 deliver(request)
 

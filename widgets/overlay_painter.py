@@ -31,6 +31,7 @@ OUT_OF_SYNC_ALPHA = 0.45
 MIN_TEXT_PX = 9.0
 POINT_PX = 5.0
 MAX_LABEL_MOVES = 4  # a label moves down past at most this many others, then overlaps
+MAX_PLACED_LABELS = 300  # labels moved clear of the others; any more are drawn where they are
 MAX_TEXT_SIZES = 2048  # remembered label sizes; forgotten all at once past this
 
 log = logging.getLogger(__name__)
@@ -76,9 +77,11 @@ class OverlayPainter:
         self._font = QFont()
 
     def paint(self, painter: QPainter, transform: QTransform, scale: float,
-              overlays: Sequence[DrawnOverlay], font: QFont) -> None:
+              overlays: Sequence[DrawnOverlay], font: QFont,
+              stop: Callable[[], bool] | None = None) -> None:
         """``transform``: image pixels -> the painter's; ``scale``: its pixels per image
-        pixel; ``font``: what labels are drawn in, at their own pixel sizes."""
+        pixel; ``font``: what labels are drawn in, at their own pixel sizes; ``stop``: asked
+        between shapes, ends the paint early when it says so."""
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         self._labels = []
         if self._font != font or len(self._text_sizes) > MAX_TEXT_SIZES:
@@ -89,6 +92,8 @@ class OverlayPainter:
             alpha = 1.0 if drawn.in_sync else OUT_OF_SYNC_ALPHA
             style = Qt.PenStyle.SolidLine if drawn.in_sync else Qt.PenStyle.DashLine
             for shape in drawn.overlay.shapes:
+                if stop is not None and stop():
+                    break
                 self._paint_shape(painter, transform, scale, shape, alpha, style)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
 
@@ -162,7 +167,10 @@ class OverlayPainter:
 
     def _free_place(self, box: QRectF) -> QRectF:
         """``box``, moved down below the labels it would cover: two sources often name the
-        same object at the same corner (a detection and its projected 3D box)."""
+        same object at the same corner (a detection and its projected 3D box). Past
+        MAX_PLACED_LABELS labels stay where they are (each is compared with all before it)."""
+        if len(self._labels) >= MAX_PLACED_LABELS:
+            return box
         for _ in range(MAX_LABEL_MOVES):
             covered = [label for label in self._labels if label.intersects(box)]
             if not covered:

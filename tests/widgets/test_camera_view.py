@@ -4,7 +4,10 @@ or flip; the snapshot carries the overlays; the pixel under the cursor is the ri
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +21,7 @@ from widgets import overlay_layers
 from widgets.camera_view import MAX_HOLD_S, CameraView, qimage_over
 from widgets.overlay_painter import DrawnOverlay
 
+REPO = Path(__file__).resolve().parents[2]
 WIDTH, HEIGHT = 320, 240
 BOX = ((100.0, 60.0), (180.0, 120.0))  # top-left, bottom-right in image pixels
 RED = (1.0, 0.0, 0.0, 1.0)
@@ -349,3 +353,31 @@ def test_an_overlay_whose_function_fails_draws_nothing_and_costs_nothing_else(
 
     view.set_overlays([DrawnOverlay(broken), box_overlay()])
     assert corners_are_red(view)  # the other overlay is still drawn
+
+
+EXIT_WHILE_DRAWING = """
+import numpy as np
+from app.qt.application import create_application
+app = create_application([])
+from app.camera.model import ImageOverlay, Shape
+from widgets.camera_view import CameraView
+from widgets.overlay_painter import DrawnOverlay
+view = CameraView()
+view.resize(960, 540)
+view.show()
+for _ in range(5):
+    app.processEvents()
+view.set_image(np.full((1080, 1920, 4), 90, np.uint8))
+labels = tuple(Shape("text", np.array([[i % 1900, i * 7 % 1000]], float), text=f"label {i}",
+                     size=14.0) for i in range(40000))  # seconds of drawing
+view.set_overlays([DrawnOverlay(ImageOverlay(labels))])
+app.processEvents()  # the layer is being drawn on its thread as the script ends
+"""
+
+
+@pytest.mark.slow
+def test_the_process_exits_cleanly_while_a_layer_is_being_drawn() -> None:
+    for _ in range(2):  # not cut short, the layer aborted the process in 2 exits of 4
+        result = subprocess.run([sys.executable, "-c", EXIT_WHILE_DRAWING], cwd=REPO,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr[-2000:]
