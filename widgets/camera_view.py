@@ -302,11 +302,11 @@ class CameraView(QWidget):
         (then what was shown, for at most MAX_HOLD_S, and never across a change of size)."""
         pending = self._pending
         shown = self._drawn.picture
-        if pending is not None and (
+        if pending is not None and pending.hold and (
                 (shown.shown() and shown.size != self._picture.size)
                 or time.monotonic() - pending.sent > MAX_HOLD_S):
             self._pending = pending = None
-        if pending is None:
+        if pending is None or not pending.hold:
             self._drawn = _Drawn(self._picture, self._overlays, self._version)
         return self._drawn
 
