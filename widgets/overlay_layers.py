@@ -17,7 +17,6 @@ import contextlib
 import logging
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -58,7 +57,6 @@ class LayerRequest:
     picture: object = None  # that picture, handed back with the layer
     sent: float = field(default_factory=time.monotonic)
     image: QImage | None = None  # the layer, once drawn; None if drawing failed
-    seconds: float = 0.0  # time spent drawing it
 
 
 def draw_layer(painter_state: OverlayPainter, request: LayerRequest,
@@ -84,7 +82,6 @@ class LayerThread(threading.Thread):
     torn down under a layer being drawn."""
 
     shared: ClassVar[LayerThread | None] = None
-    running: ClassVar[weakref.WeakSet[LayerThread]] = weakref.WeakSet()
 
     def __init__(self) -> None:
         super().__init__(name="camera-overlays", daemon=True)
@@ -96,7 +93,6 @@ class LayerThread(threading.Thread):
     def instance(cls) -> LayerThread:
         if cls.shared is None or not cls.shared.is_alive():
             cls.shared = cls()
-            cls.running.add(cls.shared)
             cls.shared.start()
         return cls.shared
 
@@ -130,12 +126,10 @@ class LayerThread(threading.Thread):
                     return
                 owner = next(iter(self._waiting))
                 request, deliver = self._waiting.pop(owner)
-            started = time.perf_counter()
             try:
                 request.image = draw_layer(painter_state, request, self._stopping)
             except Exception:  # the view paints its overlays itself instead
                 log.exception("camera overlays: drawing a layer failed")
-            request.seconds = time.perf_counter() - started
             if self._stopped:
                 return
             with contextlib.suppress(RuntimeError):  # the view is gone
@@ -143,6 +137,6 @@ class LayerThread(threading.Thread):
 
 
 @atexit.register
-def _end_layer_threads() -> None:
-    for thread in list(LayerThread.running):
-        thread.stop_and_wait()
+def _end_layer_thread() -> None:
+    if LayerThread.shared is not None:
+        LayerThread.shared.stop_and_wait()
