@@ -4,10 +4,7 @@ or flip; the snapshot carries the overlays; the pixel under the cursor is the ri
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,12 +13,12 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from app.camera.model import ImageOverlay, Shape
+from tests.widgets.clean_exit import assert_exits_cleanly
 from tests.widgets.view_pixels import shown_pixels as grab
 from widgets import overlay_layers
 from widgets.camera_view import MAX_HOLD_S, CameraView, qimage_over
 from widgets.overlay_painter import DrawnOverlay
 
-REPO = Path(__file__).resolve().parents[2]
 WIDTH, HEIGHT = 320, 240
 BOX = ((100.0, 60.0), (180.0, 120.0))  # top-left, bottom-right in image pixels
 RED = (1.0, 0.0, 0.0, 1.0)
@@ -377,7 +374,5 @@ app.processEvents()  # the layer is being drawn on its thread as the script ends
 
 @pytest.mark.slow
 def test_the_process_exits_cleanly_while_a_layer_is_being_drawn() -> None:
-    for _ in range(2):  # not cut short, the layer aborted the process in 2 exits of 4
-        result = subprocess.run([sys.executable, "-c", EXIT_WHILE_DRAWING], cwd=REPO,
-                                capture_output=True, text=True, timeout=120)
-        assert result.returncode == 0, result.stderr[-2000:]
+    # not cut short, the layer aborted the process in 2 exits of 4
+    assert_exits_cleanly(EXIT_WHILE_DRAWING, runs=2)

@@ -5,19 +5,15 @@ screen and y to the left; grid and axes hidden unless a test wants them."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
 
+from tests.widgets.clean_exit import assert_exits_cleanly
 from widgets.scene_view import BACKGROUND, SceneView
-
-REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.gl,  # vispy's Qt backend reads mouse positions the deprecated way
               pytest.mark.filterwarnings("ignore:.*QMouseEvent.pos:DeprecationWarning")]
@@ -469,7 +465,5 @@ app.processEvents()  # the frame goes to the render thread; the script ends whil
 
 @pytest.mark.slow
 def test_the_process_exits_cleanly_while_a_frame_is_being_drawn() -> None:
-    for _ in range(2):  # the crash this guards against came in 3 exits of 4
-        result = subprocess.run([sys.executable, "-c", EXIT_WHILE_DRAWING], cwd=REPO,
-                                capture_output=True, text=True, timeout=120)
-        assert result.returncode == 0, result.stderr[-2000:]
+    # the crash this guards against came in 3 exits of 4
+    assert_exits_cleanly(EXIT_WHILE_DRAWING, runs=2)
