@@ -29,6 +29,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from app.camera.display import UNRESAMPLED_FROM
 from widgets.overlay_layers import LayerGeometry, LayerRequest, LayerThread
 from widgets.overlay_painter import DrawnOverlay, OverlayPainter
 
@@ -38,6 +39,14 @@ GREY_VEIL = QColor(40, 42, 46, 170)
 ZOOM_STEP = 1.25
 ZOOM_RANGE = (0.02, 64.0)
 MAX_HOLD_S = 0.25  # a picture waits at most this long for its layer of overlays
+
+
+def _smooth_below(painter: QPainter, scale: float) -> None:
+    """Smoothing where a picture is drawn well below its size keeps fine detail from
+    aliasing; near its size it would only blur it, and above it pixels stay square so an
+    engineer can read them."""
+    painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform,
+                          scale < UNRESAMPLED_FROM)
 
 
 def qimage_over(array: np.ndarray) -> QImage:
@@ -97,6 +106,7 @@ class CameraView(QWidget):
         self._version = 0  # one more for each new picture or set of overlays
         # What the paints show: the newest, except while a layer of overlays for the newest
         # is being drawn (the picture waits for its overlays, so they never lag behind it).
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints its every pixel
         self._drawn = _Drawn(_Picture(), [], 0)
         self._pending: LayerRequest | None = None  # the newest layer asked for
         self._layer: LayerRequest | None = None  # the newest layer drawn
@@ -262,9 +272,6 @@ class CameraView(QWidget):
             transform = self.image_transform()
             scale = self.view_scale()
             painter.setTransform(transform)
-            # Below 1:1 smoothing keeps fine detail from aliasing; above, pixels stay square
-            # so an engineer can read them.
-            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, scale < 1.0)
             self._draw_picture(painter, drawn.picture, transform, scale)
             painter.resetTransform()
             if self._greyed:
@@ -280,6 +287,7 @@ class CameraView(QWidget):
                       scale: float) -> None:
         preview, image = picture.preview, picture.image
         if image is not None and (preview is None or scale > picture.preview_scale * 1.001):
+            _smooth_below(painter, scale)
             painter.drawImage(QPointF(0, 0), image)  # zoomed in past it: the full picture
             return
         # (with no full picture, a preview zoomed past stands in until the next frame's,
@@ -295,6 +303,7 @@ class CameraView(QWidget):
             return
         painter.setTransform(QTransform.fromScale(1 / picture.preview_scale,
                                                   1 / picture.preview_scale) * transform)
+        _smooth_below(painter, relative)
         painter.drawImage(QPointF(0, 0), preview)
 
     def _drawn_now(self) -> _Drawn:

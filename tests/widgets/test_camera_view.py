@@ -218,6 +218,28 @@ def test_a_preview_is_only_made_when_the_picture_is_bigger_than_the_view() -> No
     assert preview_of(image, None) == (None, 1.0)
 
 
+def test_a_picture_shown_near_its_size_stays_sharp_and_far_below_it_is_smoothed(
+        qtbot: QtBot) -> None:
+    from app.camera.display import UNRESAMPLED_FROM, preview_of
+
+    stripes = np.zeros((500, 1000, 4), np.uint8)
+    stripes[:, 1::2, :3] = 255  # one-pixel black and white columns
+    stripes[..., 3] = 255
+    view = CameraView()
+    qtbot.addWidget(view)
+    view.show()
+    for width, sharp in ((985, True), (500, False)):
+        view.resize(width, width // 2)
+        preview, scale = preview_of(stripes, view.fit_size())
+        assert (preview is None) == sharp  # near its size, not resampled for the view
+        view.set_image(stripes, preview, scale)
+        assert (view.view_scale() >= UNRESAMPLED_FROM) == sharp
+        row = grab(view)[width // 4, 10:-10, 0].astype(int)
+        pure = np.mean((row < 30) | (row > 225))
+        # every pixel shown is one of the picture's own, or stripes blend into grey
+        assert pure > 0.99 if sharp else pure < 0.2
+
+
 def test_labels_at_the_same_place_are_stacked_not_drawn_over_each_other(
         view: CameraView) -> None:
     def label(fill: tuple[float, float, float, float]) -> Shape:
