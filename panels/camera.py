@@ -188,9 +188,14 @@ class CameraPanel(PanelBase):
             self._topics_for = (batch.active_robot, self._choice)
             self._refresh_topics(batch)
         frame, stamp, error, dropped = self._current(batch)
+        new_picture = frame is not None and frame is not self._shown.frame
         self._show(frame, error)
         self._draw_overlays(batch, frame, stamp)
         self._show_status(frame, stamp, dropped)
+        if new_picture and self.view.overlays_ready() and self.view.isVisible():
+            # Painted now, not when the window's other panels have had their turn and Qt
+            # gets round to its repaints (about a millisecond later): this is the robot's view.
+            self.view.repaint()
 
     def shutdown(self) -> None:
         if self._consumer is not None:

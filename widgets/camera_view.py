@@ -365,9 +365,12 @@ class CameraView(QWidget):
         if request.version < self._drawn.version:
             return  # something newer is shown already
         self._layer = request
-        if request.hold:  # its picture and overlays are shown now, together
+        if request.hold:  # its picture and overlays are shown now, together, at once
             assert isinstance(request.picture, _Picture)
             self._drawn = _Drawn(request.picture, request.overlays, request.version)
+            if self.isVisible():
+                self.repaint()
+                return
         self.update()
 
     def _paint_message(self, painter: QPainter) -> None:

@@ -122,9 +122,12 @@ def camera_pipeline(jpeg: bytes, frames: int, view_size: tuple[int, int] | None 
         panel = window.open_panel("camera", {"camera": KEY})
         painted = [None]
 
+        ticking = [0.0]  # when the panel's tick began, while it runs (it may paint)
+
         def timed_frame(self: CameraPanel, batch: object) -> None:
-            started = time.perf_counter()
+            ticking[0] = started = time.perf_counter()
             original_frame(self, batch)  # type: ignore[arg-type]
+            ticking[0] = 0.0
             pending[0] += time.perf_counter() - started
 
         def timed_paint(self: CameraView, event: object) -> None:
@@ -135,8 +138,12 @@ def camera_pipeline(jpeg: bytes, frames: int, view_size: tuple[int, int] | None 
             if self is panel.view and frame is not None and frame is not painted[0]:
                 painted[0] = frame
                 latencies.append(time.time() - frame.stamp)
-                gui.append(pending[0] + done - started)
-                pending[0] = 0.0
+                if ticking[0]:  # painted within the tick: the tick so far, this paint
+                    gui.append(pending[0] + done - ticking[0])
+                    pending[0] = -(done - ticking[0])  # the tick's own timing adds it back
+                else:
+                    gui.append(pending[0] + done - started)
+                    pending[0] = 0.0
 
         CameraPanel.on_frame, CameraView.paintEvent = timed_frame, timed_paint  # type: ignore[method-assign]
         stop = threading.Event()

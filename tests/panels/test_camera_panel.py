@@ -142,6 +142,39 @@ def test_an_annotation_lands_on_its_pixels_at_two_zoom_levels(make_main_window, 
     assert edge.red() > 170 and edge.green() < 90
 
 
+def test_a_new_picture_is_painted_in_the_tick_that_brings_it(make_main_window, robot,
+                                                              qtbot, monkeypatch) -> None:
+    """Not after the window's other panels and repaints: a camera is the operator's view of
+    the robot, and waiting for Qt's next repaint added about a millisecond to each frame."""
+    from widgets.camera_view import CameraView
+
+    window = make_main_window(show=True)
+    panel = window.open_panel("camera", {"camera": CAMERA})
+    in_tick, painted_in_tick = [False], [False]
+    new_pictures: list[bool] = []  # whether each was painted before its tick returned
+    on_frame, paint_event = panel.on_frame, CameraView.paintEvent
+
+    def tick(batch: object) -> None:
+        shown = panel._shown.frame
+        in_tick[0], painted_in_tick[0] = True, False
+        on_frame(batch)
+        in_tick[0] = False
+        if panel._shown.frame is not shown:
+            new_pictures.append(painted_in_tick[0])
+
+    def paint(view: CameraView, event: object) -> None:
+        if view is panel.view and in_tick[0]:
+            painted_in_tick[0] = True
+        paint_event(view, event)
+
+    monkeypatch.setattr(panel, "on_frame", tick)
+    monkeypatch.setattr(CameraView, "paintEvent", paint)
+    keep_sending(qtbot, robot, lambda: len(new_pictures) >= 3,
+                 sample=lambda t: robot.put(CAMERA, "foxglove.CompressedImage",
+                                            jpeg_image(t)))
+    assert all(new_pictures)
+
+
 BIG = (2560, 1440)
 SQUARE = (1200, 600, 1400, 800)  # x0, y0, x1, y1: white on grey
 CHECKS = (100, 100, 200, 200)  # a one-pixel black and white checkerboard
