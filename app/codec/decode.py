@@ -7,12 +7,14 @@ millions of empty elements run out of budget at once.
 
 The validating walk reads every pointer as the schema types it (bounds, far pointers,
 nesting, pointer kinds, UTF-8) in Python, at about 0.2-0.5 s per MB of small structs, so it
-runs here only for messages up to ``EAGER_CHECK_BYTES``. A larger message gets the
-schema-less structural check of app.codec.structure (numpy, a few ms per MB: bounds,
-nesting, no object reached twice, no huge lists of empty elements) and its isaac buffer
-indices checked; a typed fault in it (a pointer of the wrong kind, text that is not UTF-8) is
-raised, as the same typed DecodeError, by whatever reads that part (``fields.plain``,
-``fields.get_path``).
+runs here for messages up to ``EAGER_CHECK_BYTES``, and for larger ones made of no more than
+``EAGER_OBJECTS`` structs (a camera image, a point cloud: a few structs around one big
+``Data``; walking them typed takes microseconds, where the structural check below took half a
+millisecond of each 1080p frame). Any other large message gets the schema-less structural
+check of app.codec.structure (numpy, a few ms per MB: bounds, nesting, no object reached
+twice, no huge lists of empty elements) and its isaac buffer indices checked; a typed fault
+in it (a pointer of the wrong kind, text that is not UTF-8) is raised, as the same typed
+DecodeError, by whatever reads that part (``fields.plain``, ``fields.get_path``).
 
 Readers and buffer views stay valid as long as the :class:`DecodedMessage` lives: it pins
 the payload and attachment bytes.
@@ -42,6 +44,33 @@ ENCODING_PREFIX = "application/capnp;"
 # isaac structs whose bytes live in the attachment, indexed by dataBufferIndex.
 BUFFER_TYPES = ("isaac.ImageProto", "isaac.TensorProto")
 EAGER_CHECK_BYTES = 128 * KIB
+EAGER_OBJECTS = 64
+
+
+class _TooManyObjects(Exception):
+    """A large message's typed walk would read more than EAGER_OBJECTS objects: checked
+    otherwise."""
+
+
+class _Walk:
+    """What one validating walk reads: the whole schema or only the way to isaac buffers,
+    and how many more objects it may read (None: no limit)."""
+
+    __slots__ = ("full", "left", "message", "reg")
+
+    def __init__(self, message: DecodedMessage, reg: SchemaRegistry, full: bool,
+                 left: int | None = None) -> None:
+        self.message, self.reg, self.full, self.left = message, reg, full, left
+
+    def afford(self, objects: int) -> None:
+        """Raises _TooManyObjects unless ``objects`` more may be read."""
+        if self.left is not None and objects > self.left:
+            raise _TooManyObjects
+
+    def visit(self, objects: int = 1) -> None:
+        self.afford(objects)
+        if self.left is not None:
+            self.left -= objects
 
 
 class DecodedMessage:
@@ -57,6 +86,7 @@ class DecodedMessage:
         self._struct_type = struct_type
         self.segments = split_segments(payload)
         self._nesting = nesting
+        self.walked = False  # every pointer the schema types was read at decode
 
     @property
     def root(self) -> Any:
@@ -112,16 +142,23 @@ def decode(
     _check_size(payload, limits)
     buffers = read_buffers(attachment) if attachment else NO_BUFFERS
     message = DecodedMessage(type_name, struct_type, payload, limits.nesting, buffers)
-    eager = message.size <= EAGER_CHECK_BYTES
-    if not eager:
-        sizes = [len(segment) for segment in message.segments]
-        body = memoryview(payload)[message.size - sum(sizes) :]
-        from app.codec.structure import check_structure  # numpy: off the start-up path
-
-        check_structure(body, [size // 8 for size in sizes], limits.nesting,
-                        read_budget(message.size))
+    small = message.size <= EAGER_CHECK_BYTES
     with reading():
-        _validate(message.root, struct_type.schema, message, reg, eager)
+        try:
+            _validate(message.root, struct_type.schema,
+                      _Walk(message, reg, True, None if small else EAGER_OBJECTS))
+            message.walked = True
+            return message
+        except _TooManyObjects:
+            pass
+    sizes = [len(segment) for segment in message.segments]
+    body = memoryview(payload)[message.size - sum(sizes) :]
+    from app.codec.structure import check_structure  # numpy: off the start-up path
+
+    check_structure(body, [size // 8 for size in sizes], limits.nesting,
+                    read_budget(message.size))
+    with reading():
+        _validate(message.root, struct_type.schema, _Walk(message, reg, False))
     return message
 
 
@@ -175,12 +212,13 @@ def _reaches_buffers(schema: Any, reg: SchemaRegistry) -> bool:
     return _REACHES[node_id]
 
 
-def _validate(reader: Any, schema: Any, message: DecodedMessage, reg: SchemaRegistry,
-              full: bool) -> None:
+def _validate(reader: Any, schema: Any, walk: _Walk) -> None:
     """Reads every pointer of the plan, so a wrong kind or bad text raises now."""
+    walk.visit()
+    reg = walk.reg
     if reg.names_by_id.get(schema.node.id) in BUFFER_TYPES:
-        message.buffer(reader.dataBufferIndex)
-    plan = _plan(schema, full, reg)
+        walk.message.buffer(reader.dataBufferIndex)
+    plan = _plan(schema, walk.full, reg)
     if not plan:
         return
     union_fields = schema.union_fields
@@ -190,35 +228,38 @@ def _validate(reader: Any, schema: Any, message: DecodedMessage, reg: SchemaRegi
             continue
         if kind == "struct":
             if reader._has(name) or inner.node.struct.isGroup:
-                _validate(reader._get(name), inner, message, reg, full)
+                _validate(reader._get(name), inner, walk)
         elif kind == "list":
-            _validate_items(reader._get(name), inner, message, reg, full)
+            _validate_items(reader._get(name), inner, walk)
         elif kind == "data":
             data_array(reader, name)  # checks its bounds (pycapnp's view leaks; this not)
         else:
             reader._get(name)
 
 
-def _validate_items(items: Any, step: Any, message: DecodedMessage, reg: SchemaRegistry,
-                    full: bool) -> None:
+def _validate_items(items: Any, step: Any, walk: _Walk) -> None:
     count = len(items)
     if step is None or count == 0:
         return
     kind, inner = step
+    reg, size = walk.reg, walk.message.size
     if kind == "struct":
         # A struct with fields takes at least a word per element when a writer sends it. A
         # list claiming more (zero-sized elements, or a list of bytes read as structs) would
         # cost seconds to walk or to show: every element shows every field of the schema.
         sized = inner.node.struct.dataWordCount + inner.node.struct.pointerCount
-        if sized and count > message.size // 8:
-            raise LimitExceeded(f"list of {count} structs in a {message.size}-byte message")
-        if _plan(inner, full, reg) or reg.names_by_id.get(inner.node.id) in BUFFER_TYPES:
+        if sized and count > size // 8:
+            raise LimitExceeded(f"list of {count} structs in a {size}-byte message")
+        if _plan(inner, walk.full, reg) or reg.names_by_id.get(inner.node.id) in BUFFER_TYPES:
+            walk.afford(count)  # before reading any: a long list is refused at once
             for item in items:
-                _validate(item, inner, message, reg, full)
+                _validate(item, inner, walk)
         else:
             items[count - 1]
     elif kind == "list":
+        walk.visit(count)
         for item in items:
-            _validate_items(item, inner, message, reg, full)
+            _validate_items(item, inner, walk)
     else:
+        walk.visit(count)
         list(items)  # text/data elements: reading each one checks its bounds

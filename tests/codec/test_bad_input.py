@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from app.codec.decode import decode, encoding_for, read_root
+from app.codec.decode import EAGER_CHECK_BYTES, EAGER_OBJECTS, decode, encoding_for, read_root
 from app.codec.errors import (
     DecodeError,
     LimitExceeded,
@@ -231,18 +231,37 @@ def test_list_of_bytes_read_as_a_list_of_structs_is_limit_exceeded_quickly():
     assert time.perf_counter() - start < QUICK_S
 
 
-def test_a_large_message_expanding_to_too_many_values_is_limit_exceeded_when_shown():
-    """The same trick in a message over 128 KiB, whose types are checked as it is read: the
-    decode takes it, showing it (echo --json, the inspector) stops at the value budget
-    instead of costing ten seconds."""
+def test_a_large_message_expanding_to_too_many_values_is_limit_exceeded_at_decode():
+    """The same trick in a message over 128 KiB: made of a few objects, it is walked typed
+    at decode like a small one, and refused there at once (not when shown, in seconds)."""
     count = 200_000
     body = (struct_pointer(0, 0, 2).to_bytes(8, "little")
             + list_pointer(1, BYTE_ELEMENTS, count).to_bytes(8, "little")
             + bytes(8) + bytes(count))
-    message = decode(encoding_for("isaac.DifferentialTrajectoryPlanProto"), frame(body))
+    start = time.process_time()
+    with pytest.raises(LimitExceeded, match="list of 200000 structs"):
+        decode(encoding_for("isaac.DifferentialTrajectoryPlanProto"), frame(body))
+    assert time.process_time() - start < QUICK_S
+
+
+def test_a_large_message_of_many_structs_expanding_to_too_many_values_stops_when_shown():
+    """The trick behind a list of 65 honest structs, in a message over 128 KiB: too many
+    objects to walk typed at decode, so its types are checked as read, and showing it (echo
+    --json, the inspector) stops at the value budget instead of costing ten seconds."""
+    count = 200_000
+    builder = struct_type("bow.Recording").new_message()
+    builder.init("imageSamples", EAGER_OBJECTS + 1)
+    builder.init("motorSamples", 1)  # its pointer is turned into the trick below
+    message = Message(builder.to_bytes())
+    at = message.pointer_of(message.root(), struct_type("bow.Recording").schema,
+                            "motorSamples")
+    words = (len(message.buf) - 8) // 8
+    message.set_word(at, list_pointer(words - at - 1, BYTE_ELEMENTS, count))
+    decoded = decode(encoding_for("bow.Recording"), frame(bytes(message.buf[8:]) + bytes(count)))
+    assert decoded.size > EAGER_CHECK_BYTES and not decoded.walked
     start = time.process_time()
     with pytest.raises(LimitExceeded, match="too many values"):
-        plain(message.root, max_items=items_budget(message.size))
+        plain(decoded.root, max_items=items_budget(decoded.size))
     assert time.process_time() - start < 3.0
 
 

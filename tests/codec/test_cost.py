@@ -162,6 +162,26 @@ def test_shared_octree_padded_past_the_eager_check_is_refused_in_milliseconds(pa
                     f"shared octree padded to {padding_mb} MB")
 
 
+def test_a_large_image_is_checked_whole_at_decode_a_large_recording_as_it_is_read():
+    """A 300 KB camera image is a few structs around its pixels: walked typed at decode, in
+    microseconds, so a frame id that is not UTF-8 is refused there, as in a small message.
+    A recording of many structs gets the structural check, its types checked as read."""
+    from app.codec.errors import MalformedMessage
+
+    image = registry().structs["foxglove.CompressedImage"].new_message()
+    image.frameId, image.format, image.data = "camera", "jpeg", bytes(300_000)
+    payload = image.to_bytes()
+    assert len(payload) > EAGER_CHECK_BYTES
+    decoded, elapsed = timed(lambda: decode(encoding_for("foxglove.CompressedImage"), payload),
+                             "typed walk of a 300 KB image")
+    assert decoded.walked and elapsed < QUICK_S
+    broken = payload.replace(b"camera", b"\xff\xfemera")
+    with pytest.raises(MalformedMessage, match="not UTF-8"):
+        decode(encoding_for("foxglove.CompressedImage"), broken)
+    many = decode(encoding_for("bow.Recording"), recording(60))
+    assert many.size > EAGER_CHECK_BYTES and not many.walked
+
+
 def test_largest_message_checked_whole_at_decode_is_quick():
     """Up to EAGER_CHECK_BYTES the typed walk reads every pointer at decode: its worst case
     (nothing but small structs) stays quick."""
