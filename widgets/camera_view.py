@@ -259,6 +259,7 @@ class CameraView(QWidget):
         transform = self._orientation_transform()
         painter.setTransform(transform)
         painter.drawImage(QPointF(0, 0), image)
+        painter.resetTransform()  # overlays are mapped through it as they are drawn
         self._overlay_painter.paint(painter, transform, 1.0, self._overlays, self.font())
         painter.end()
         return out

@@ -118,6 +118,17 @@ def test_snapshot_is_full_resolution_with_overlays(view: CameraView) -> None:
     assert abs(inside.red() - 90) < 4 and abs(inside.green() - 90) < 4
 
 
+def test_a_turned_snapshot_has_its_overlays_turned_with_the_picture(view: CameraView) -> None:
+    view.set_orientation(1, False, False)  # a quarter turn clockwise: (x, y) -> (h - y, x)
+    snapshot = view.snapshot()
+    assert (snapshot.width(), snapshot.height()) == (HEIGHT, WIDTH)
+    (x0, y0), (_, y1) = BOX
+    left_edge = snapshot.pixelColor(round(HEIGHT - (y0 + y1) / 2), round(x0))
+    assert left_edge.red() > 180 and left_edge.green() < 90
+    where_unturned = snapshot.pixelColor(round(x0), round((y0 + y1) / 2))
+    assert where_unturned.red() < 120
+
+
 def test_out_of_sync_overlay_is_faded(view: CameraView) -> None:
     view.set_overlays([box_overlay(in_sync=False)])
     pixels = grab(view)
