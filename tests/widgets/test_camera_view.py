@@ -267,6 +267,26 @@ def test_labels_at_the_same_place_are_stacked_not_drawn_over_each_other(
     assert blues[:, 0].min() >= reds[:, 0].max() - 1  # ... the second just below the first
 
 
+def test_a_label_drawn_again_in_another_colour_or_out_of_sync_changes_with_it(
+        view: CameraView) -> None:
+    """Labels are kept drawn between frames: the same text in another colour, or faded out
+    of sync, is not the one kept."""
+    def label(color: tuple[float, float, float, float], in_sync: bool = True) -> DrawnOverlay:
+        shape = Shape("text", np.array([[40.0, 40.0]]), color=color, fill=(0, 0, 0, 1),
+                      text="pallet 0.84", size=14.0)
+        return DrawnOverlay(ImageOverlay((shape,)), in_sync)
+
+    def reds() -> int:
+        return int(sum(is_red(p) for row in grab(view) for p in row))
+
+    view.set_overlays([label(RED)])
+    assert reds() > 30
+    view.set_overlays([label((0.0, 1.0, 0.0, 1.0))])
+    assert reds() == 0
+    view.set_overlays([label(RED, in_sync=False)])
+    assert reds() == 0  # faded towards the picture
+
+
 def test_a_picture_decoded_only_at_the_view_size(qtbot: QtBot) -> None:
     from app.camera.display import preview_of
 
