@@ -122,6 +122,8 @@ class CameraView(QWidget):
         self._quarter_turns = 0
         self._flip_h = self._flip_v = False
         self._drag_from: QPointF | None = None
+        self._transform = QTransform()  # image_transform(), while _transform_key holds
+        self._transform_key: tuple[object, ...] = ()
 
     # -- content ------------------------------------------------------------------------------
     def set_image(self, image: np.ndarray | None, preview: np.ndarray | None = None,
@@ -232,11 +234,19 @@ class CameraView(QWidget):
 
     def image_transform(self) -> QTransform:
         """Image pixels -> widget pixels."""
-        scale = self.view_scale()
-        centre = self._oriented_centre() if self._fit else self._centre
-        return self._orientation_transform() * QTransform.fromScale(scale, scale) * \
-            QTransform.fromTranslate(self.width() / 2 - scale * centre.x(),
-                                     self.height() / 2 - scale * centre.y())
+        # Kept while nothing it depends on changes: it is asked for several times a frame,
+        # and each Qt call that makes it is a chance for the GUI thread to wait for the GIL.
+        key = (self._fit, self._scale, self._centre.x(), self._centre.y(), self._quarter_turns,
+               self._flip_h, self._flip_v, self._picture.size, self.width(), self.height())
+        if key != self._transform_key:
+            scale = self.view_scale()
+            centre = self._oriented_centre() if self._fit else self._centre
+            self._transform = self._orientation_transform() * \
+                QTransform.fromScale(scale, scale) * \
+                QTransform.fromTranslate(self.width() / 2 - scale * centre.x(),
+                                         self.height() / 2 - scale * centre.y())
+            self._transform_key = key
+        return QTransform(self._transform)
 
     def map_to_image(self, point: QPointF) -> tuple[float, float]:
         inverse, ok = self.image_transform().inverted()
