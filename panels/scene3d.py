@@ -46,6 +46,10 @@ AUTO_FRAME = "(auto)"
 STALE_AFTER_S = 2.0
 ERROR_COLOUR, WARN_COLOUR, OK_COLOUR, DIM_COLOUR = "#f85149", "#d29922", "#3fb950", "#82868c"
 MAX_TRIADS = 48
+# The scene is placed only for the view's next frame, when it starts within this: under a
+# software renderer the view draws a few frames a second, and placing the scene at every
+# tick (up to 60 a second, with cameras waking the window) cost the GUI thread 2-3 ms each.
+PLACE_AHEAD_S = 0.04
 PICK_RADIUS_PX = 14.0
 
 
@@ -196,7 +200,8 @@ class Scene3DPanel(PanelBase):
             if value is not None:
                 self.model.take(layer, value.value, value.version, value.error)
         fixed = self.fixed_frame()
-        self._draw(fixed)
+        if self.view.next_frame_in() <= PLACE_AHEAD_S:
+            self._draw(fixed)
         self.goal_tool.draw(fixed)
         if self.camera_box.currentData() == "follow" and self._active:
             self._follow(fixed)

@@ -298,6 +298,13 @@ class ReadbackCanvasBackend(vispy_qt.QtBaseCanvasBackend, QWidget):
         self._in_flight = True
         self._thread.submit(job)
 
+    def next_frame_in(self) -> float:
+        """Seconds until the next frame may start (infinite while one is being drawn):
+        changes made before then are all drawn by that frame."""
+        if self._in_flight:
+            return math.inf
+        return max(0.0, self._next_frame - time.monotonic())
+
     def render_now(self) -> np.ndarray:
         """(H, W, 4) BGRA of the scene drawn now, waiting for the render thread (tests,
         snapshots). Raises RuntimeError when drawing fails."""

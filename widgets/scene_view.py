@@ -507,13 +507,19 @@ class SceneView(QWidget):
         self._triads.visible = True
         names = [frames[i][0] for i in keep]
         if show_names and any(names):
-            self._triad_names.text = names
+            if list(self._triad_names.text) != names:  # vispy lays out any text it is given
+                self._triad_names.text = names
             self._triad_names.pos = np.array([matrices[i][:3, 3] for i in keep], np.float32)
             self._triad_names.visible = True
         else:
             self._triad_names.visible = False
 
     # -- output ----------------------------------------------------------------------------
+    def next_frame_in(self) -> float:
+        """Seconds until the view may start its next frame (infinite while one is being
+        drawn): what changes before then is all drawn by that frame."""
+        return float(self.canvas.native.next_frame_in())
+
     def render_image(self) -> np.ndarray:
         """(H, W, 4) uint8 RGBA of what is drawn, rendered now (waits for the render
         thread)."""

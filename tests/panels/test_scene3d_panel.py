@@ -116,3 +116,18 @@ def window_batch(window):
     station = window.station
     return FrameBatch(0.0, station.status, window.active_robot, station.robots(),
                       station.topics(), lanes=station.feeds.lane_stats())
+
+
+def test_the_scene_is_placed_only_for_the_views_next_frame(make_main_window, qtbot,
+                                                            monkeypatch) -> None:
+    """Under a software renderer the view draws a few frames a second: placing the scene at
+    every tick between them (up to 60 a second) was work nobody saw."""
+    window = make_main_window(show=True)
+    panel = open_scene(window, "rover-1")
+    placed: list[str] = []
+    draw = panel._draw
+    monkeypatch.setattr(panel, "_draw", lambda fixed: (placed.append(fixed), draw(fixed)))
+    for next_frame_in, expected in ((float("inf"), 0), (1.0, 0), (0.0, 1), (0.02, 2)):
+        monkeypatch.setattr(panel.view, "next_frame_in", lambda s=next_frame_in: s)
+        panel.on_frame(window_batch(window))
+        assert len(placed) == expected, f"next frame in {next_frame_in} s"
