@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.priority import keep_prompt
 from app.resources import ROOT
 from app.teleop.model import InputState
 
@@ -140,6 +141,7 @@ class Gamepad:
             log.exception("gamepad reading callback failed")
 
     def _run(self) -> None:
+        keep_prompt()  # the operator's stick: never behind the renderer or the decoders
         try:
             import pygame
             import pygame._sdl2.controller as controller

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from app import logs, resources
 from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layout
+from app.priority import lower_background
 from app.qt.frame_clock import FrameClock
 from app.qt.panel_api import Panel, PanelRegistry
 from app.qt.playback import OPEN_LOG_SHORTCUT, PlaybackControls
@@ -289,6 +290,7 @@ class MainWindow(QMainWindow):
         if now - self._tables_at >= TABLES_PERIOD_S:
             self._tables_at = now
             self._table_steps = deque([self._take_robots, self._take_topics, self._take_rest])
+            lower_background()  # threads started since the last time (see app.priority)
         watch_hidden = False
         if self._table_steps:
             self._table_steps.popleft()()

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from app.bus.config import BusConfig
+from app.priority import lower_process
 
 
 def sim_command(endpoint: str, robots: str = "rover,humanoid,car") -> list[str]:
@@ -32,6 +33,7 @@ class EmbeddedSim:
         self._process = subprocess.Popen(
             sim_command(self.endpoint), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
         )
+        lower_process(self._process.pid)  # the robots it stands in for run elsewhere
 
     def bus_config(self) -> BusConfig:
         return BusConfig(mode="peer", connect=[self.endpoint])

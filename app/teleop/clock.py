@@ -19,6 +19,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.priority import keep_prompt
+
 log = logging.getLogger(__name__)
 
 DEFAULT_RATE_HZ = 20.0
@@ -159,6 +161,7 @@ class CommandClock:
         return self._thread is not None and self._thread.is_alive()
 
     def _run(self) -> None:
+        keep_prompt()  # commands and their stop: never behind the renderer or the decoders
         while not self._stopping:
             with self._lock:
                 wait = self._schedule.next_wake() - self._clock()

@@ -22,6 +22,7 @@ from app.bus.keys import DEFAULT_ROOT, command_key
 from app.bus.publisher import Traffic
 from app.bus.session import BusSession
 from app.codec.registry import registry
+from app.priority import keep_prompt
 from app.station.commands import next_seq
 from app.station.vitals import RobotVitals
 from app.teleop.adapters import FLEET_COMMAND, Outgoing, Wire
@@ -112,6 +113,7 @@ class EStopSender:
         self._wake.set()
 
     def _run(self) -> None:
+        keep_prompt()
         while True:
             with self._lock:
                 if self._closed:
