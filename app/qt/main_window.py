@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import html
+import math
 import platform
 import time
 from collections import deque
@@ -45,6 +46,10 @@ if TYPE_CHECKING:
     from app.teleop.session import TeleopSession
 
 TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this often
+# Which panels are on screen is asked again this often (and when one opens or closes): Qt
+# works it out from the whole dock layout, 0.5 ms a tick with a camera waking it 30 times
+# a second, all of it ahead of the camera's picture.
+VISIBLE_PERIOD_S = 0.1
 SETTLED_MS = 3000  # after the first show: the layout's panels have drawn (and imported)
 STATUS_TEXT_MAX = 160  # a longer connection problem is cut (the tooltip has it whole)
 AREAS = {
@@ -76,6 +81,8 @@ class MainWindow(QMainWindow):
         self._docks: dict[str, QDockWidget] = {}
         self._wanted: set[Interest] = set()
         self._tables_at = 0.0
+        self._visible: list[Panel] = []  # the panels on screen, as of _visible_at
+        self._visible_at = -math.inf
         self._robots: list[Any] = []
         self._topics: dict[str, Any] = {}
         self._lanes: dict[str, LaneStats] = {}
@@ -131,6 +138,7 @@ class MainWindow(QMainWindow):
         self.addDockWidget(AREAS[area], dock)
         self._panels[object_name] = panel
         self._docks[object_name] = dock
+        self._visible_at = -math.inf
         return panel
 
     def _free_name(self, panel_id: str) -> str:
@@ -144,6 +152,7 @@ class MainWindow(QMainWindow):
             return  # a dock closed earlier, whose name a newer dock has taken
         panel = self._panels.pop(object_name, None)
         self._docks.pop(object_name, None)
+        self._visible, self._visible_at = [], -math.inf  # holding no closed panel
         gc.unfreeze()
         if self._shown_once:
             self._settled.start()
@@ -274,9 +283,12 @@ class MainWindow(QMainWindow):
     # -- the frame tick ------------------------------------------------------------------
     def tick(self) -> None:
         now = time.monotonic()
-        # A dock tabbed behind another is moved off-screen, not hidden: ask what is seen.
-        visible = [p for p in self._panels.values()
-                   if not p.visibleRegion().isEmpty()]  # type: ignore[attr-defined]
+        if now - self._visible_at >= VISIBLE_PERIOD_S:
+            self._visible_at = now
+            # A dock tabbed behind another is moved off-screen, not hidden: ask what is seen.
+            self._visible = [p for p in self._panels.values()
+                             if not p.visibleRegion().isEmpty()]  # type: ignore[attr-defined]
+        visible = self._visible
         wanted: set[Interest] = set()
         for panel in visible:
             wanted |= panel.interests()
