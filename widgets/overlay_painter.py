@@ -1,9 +1,10 @@
 """Overlays drawn with a QPainter: shapes in image pixels mapped through the view's transform.
 
 Outlines keep their width on screen and texts stay upright and readable whatever the zoom,
-turn or flip. One painter per thread: it keeps each label drawn as a small image between
-paints (the same labels come back every frame, and laying out and drawing a text cost ten
-times laying an image down: 1 s of every 10 on the overlay thread of a busy Teleop station).
+turn or flip. One painter per thread: it keeps its pens, brushes and each label drawn as a
+small image between paints (the same labels come back every frame, and laying out and
+drawing a text cost ten times laying an image down: 1 s of every 10 on the overlay thread of
+a busy Teleop station).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ MIN_TEXT_PX = 9.0
 POINT_PX = 5.0
 MAX_LABEL_MOVES = 4  # a label moves down past at most this many others, then overlaps
 MAX_PLACED_LABELS = 300  # labels moved clear of the others; any more are drawn where they are
-MAX_LABELS_KEPT = 1024  # label images remembered; forgotten all at once past this
+MAX_KEPT = 1024  # label images (and pens, brushes) kept; forgotten all at once past this
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,8 @@ class OverlayPainter:
         self._labels: list[QRectF] = []  # where the paint under way put its texts so far
         self._fonts: dict[int, QFont] = {}  # by pixel size
         self._label_images: dict[tuple[object, ...], QImage] = {}  # see _label_image
+        self._pens: dict[tuple[object, ...], QPen] = {}
+        self._brushes: dict[tuple[object, ...], QBrush] = {}
         self._font = QFont()
 
     def paint(self, painter: QPainter, transform: QTransform, scale: float,
@@ -86,10 +89,13 @@ class OverlayPainter:
         between shapes, ends the paint early when it says so."""
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         self._labels = []
-        if self._font != font or len(self._label_images) > MAX_LABELS_KEPT:
+        if self._font != font or len(self._label_images) > MAX_KEPT:
             self._font = QFont(font)
             self._fonts.clear()
             self._label_images.clear()
+        if len(self._pens) + len(self._brushes) > MAX_KEPT:
+            self._pens.clear()
+            self._brushes.clear()
         for drawn in overlays:
             alpha = 1.0 if drawn.in_sync else OUT_OF_SYNC_ALPHA
             style = Qt.PenStyle.SolidLine if drawn.in_sync else Qt.PenStyle.DashLine
@@ -104,15 +110,15 @@ class OverlayPainter:
         xy = np.asarray(shape.xy, dtype=np.float64).reshape(-1, 2)
         if len(xy) == 0:
             return
-        points = [QPointF(x, y) for x, y in _mapped(transform, xy).tolist()]
-        pen = QPen(_qcolor(shape.color, alpha), max(shape.thickness, 1.0))
-        pen.setStyle(style)
-        pen.setCosmetic(True)
-        painter.setPen(pen)
-        fill = QBrush(_qcolor(shape.fill, alpha)) if shape.fill is not None else \
-            QBrush(Qt.BrushStyle.NoBrush)
-        painter.setBrush(fill)
         kind = shape.kind
+        if kind == "text":  # one point; its label image has its colours
+            anchor = transform.map(QPointF(float(xy[0, 0]), float(xy[0, 1])))
+            self._paint_text(painter, shape, anchor, scale, alpha)
+            return
+        points = [QPointF(x, y) for x, y in _mapped(transform, xy).tolist()]
+        pen = self._pen(shape.color, alpha, shape.thickness, style)
+        painter.setPen(pen)
+        painter.setBrush(self._brush(shape.fill, alpha))
         if kind == "box" and len(points) >= 2:
             painter.drawPolygon(QPolygonF(_box_corners(transform, xy[0], xy[1])))
         elif kind == "circle":
@@ -125,9 +131,25 @@ class OverlayPainter:
         elif kind in ("line_loop", "polygon"):
             painter.drawPolygon(QPolygonF(points))
         elif kind == "line_list":
-            self._paint_segments(painter, shape, points, pen)
-        elif kind == "text":
-            self._paint_text(painter, shape, points[0], scale, alpha)
+            self._paint_segments(painter, shape, points, QPen(pen))
+
+    def _pen(self, color: RGBA, alpha: float, thickness: float, style: Qt.PenStyle) -> QPen:
+        """A cosmetic pen (its width in screen pixels), kept between paints."""
+        key = (tuple(color), alpha, thickness, style)
+        pen = self._pens.get(key)
+        if pen is None:
+            pen = self._pens[key] = QPen(_qcolor(color, alpha), max(thickness, 1.0))
+            pen.setStyle(style)
+            pen.setCosmetic(True)
+        return pen
+
+    def _brush(self, fill: RGBA | None, alpha: float) -> QBrush:
+        key = (None if fill is None else tuple(fill), alpha)
+        brush = self._brushes.get(key)
+        if brush is None:
+            brush = self._brushes[key] = QBrush(Qt.BrushStyle.NoBrush) if fill is None else \
+                QBrush(_qcolor(fill, alpha))
+        return brush
 
     def _paint_points(self, painter: QPainter, shape: Shape, points: list[QPointF],
                       alpha: float) -> None:
