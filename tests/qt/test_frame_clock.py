@@ -91,3 +91,34 @@ def test_no_early_ticks_while_the_steady_ones_come_late(qtbot: QtBot) -> None:
         qtbot.waitUntil(lambda: len(ticks) > count, timeout=100)
     finally:
         clock.stop()
+
+
+def test_a_camera_just_slower_than_the_steady_ticks_is_ticked_at_once(qtbot: QtBot) -> None:
+    """A 30 fps camera against 30 Hz steady ticks: each frame's wake used to come just after
+    the steady tick that followed the last frame's, inside the minimum gap, and a third of
+    the frames waited 16 ms more."""
+    delays: list[float] = []
+    woken_at: list[float] = []
+    clock = FrameClock(lambda: woken_at and delays.append(time.monotonic() - woken_at[-1]),
+                       hz=30.0)
+    stop = threading.Event()
+
+    def camera() -> None:
+        next_at = time.monotonic()
+        while not stop.is_set():
+            next_at += 1 / 29.9
+            time.sleep(max(0.0, next_at - time.monotonic()))
+            woken_at.append(time.monotonic())
+            clock.wake()
+
+    clock.start()
+    thread = threading.Thread(target=camera)
+    thread.start()
+    try:
+        qtbot.wait(2000)
+    finally:
+        stop.set()
+        thread.join()
+        clock.stop()
+    late = [d for d in delays if d > 0.010]
+    assert len(delays) > 40 and len(late) < len(delays) * 0.1, sorted(delays)[-10:]
