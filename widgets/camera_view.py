@@ -104,9 +104,9 @@ class CameraView(QWidget):
         self._picture = _Picture()  # the newest
         self._overlays: list[DrawnOverlay] = []  # the newest
         self._version = 0  # one more for each new picture or set of overlays
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints its every pixel
         # What the paints show: the newest, except while a layer of overlays for the newest
         # is being drawn (the picture waits for its overlays, so they never lag behind it).
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints its every pixel
         self._drawn = _Drawn(_Picture(), [], 0)
         self._pending: LayerRequest | None = None  # the newest layer asked for
         self._layer: LayerRequest | None = None  # the newest layer drawn
