@@ -123,12 +123,13 @@ def camera_pipeline(jpeg: bytes, frames: int, view_size: tuple[int, int] | None 
         painted = [None]
 
         ticking = [0.0]  # when the panel's tick began, while it runs (it may paint)
+        counted_to = [0.0]  # GUI time up to here is in a shown frame's figure already
 
         def timed_frame(self: CameraPanel, batch: object) -> None:
             ticking[0] = started = time.perf_counter()
             original_frame(self, batch)  # type: ignore[arg-type]
             ticking[0] = 0.0
-            pending[0] += time.perf_counter() - started
+            pending[0] += time.perf_counter() - max(started, counted_to[0])
 
         def timed_paint(self: CameraView, event: object) -> None:
             started = time.perf_counter()
@@ -138,12 +139,9 @@ def camera_pipeline(jpeg: bytes, frames: int, view_size: tuple[int, int] | None 
             if self is panel.view and frame is not None and frame is not painted[0]:
                 painted[0] = frame
                 latencies.append(time.time() - frame.stamp)
-                if ticking[0]:  # painted within the tick: the tick so far, this paint
-                    gui.append(pending[0] + done - ticking[0])
-                    pending[0] = -(done - ticking[0])  # the tick's own timing adds it back
-                else:
-                    gui.append(pending[0] + done - started)
-                    pending[0] = 0.0
+                # painted within the tick: the tick so far and this paint; else the paint
+                gui.append(pending[0] + done - (ticking[0] or started))
+                pending[0], counted_to[0] = 0.0, done
 
         CameraPanel.on_frame, CameraView.paintEvent = timed_frame, timed_paint  # type: ignore[method-assign]
         stop = threading.Event()
