@@ -22,7 +22,7 @@ class Command:
     moving: bool
 
 
-def _what(type_name: str, root: Any) -> tuple[str, bool]:
+def motion_of(type_name: str, root: Any) -> tuple[str, bool]:
     if type_name == "fleet.Command":
         member = str(root.which())
         if member == "teleop":
@@ -52,7 +52,7 @@ class Heard:
         if key not in self.keys and "/command/" not in key:
             return
         message = decode(str(sample.encoding), bytes(sample.payload), None)
-        what, moving = _what(message.type_name, message.root)
+        what, moving = motion_of(message.type_name, message.root)
         with self._lock:
             self.items.append(Command(time.monotonic(), key.split("/")[1], key, what, moving))
 
