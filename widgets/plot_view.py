@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 PALETTE = ("#4c9be8", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#edc948", "#76b7b2",
            "#ff9da7", "#9c755f", "#bab0ac")
@@ -49,9 +49,29 @@ class TimeAxis(pg.AxisItem):
     local wall-clock time, on round steps of either."""
 
     def __init__(self) -> None:
-        super().__init__("bottom")
+        self._drawn_for: tuple[float, float] | None = None  # (span, right edge - now)
         self.relative = True
         self.now = time.time()
+        super().__init__("bottom")
+
+    def setRange(self, mn: float, mx: float) -> None:
+        # A window following ``now`` moves every few frames; in relative time its ticks and
+        # labels stay where they were (they count from its right edge), so the drawing is
+        # kept instead of laid out again (tick texts measured one by one: 2-4 ms a move).
+        drawn = self._drawn_for
+        if drawn is not None and self.picture is not None and self.relative and \
+                math.isfinite(mn) and math.isfinite(mx) and \
+                math.isclose(mx - mn, drawn[0], rel_tol=1e-6) and \
+                abs(mx - self.now - drawn[1]) <= (mx - mn) * 1e-6:
+            self.range = [mn, mx]
+            return
+        super().setRange(mn, mx)
+
+    def paint(self, p: Any, opt: Any, widget: Any) -> None:
+        if self.picture is None:
+            low, high = self.range
+            self._drawn_for = (high - low, high - self.now) if self.relative else None
+        super().paint(p, opt, widget)
 
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
         span = max(maxVal - minVal, 1e-9)
@@ -204,6 +224,9 @@ class PlotView(QWidget):
             axis = self.plot_item.getAxis(side)
             axis.setPen(pg.mkPen(FOREGROUND))
             axis.setTextPen(pg.mkPen(FOREGROUND))
+            # Kept as pixels until the axis changes: a repaint of the curves copies them
+            # instead of replaying every label's text (about a millisecond an axis).
+            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.legend = self.plot_item.addLegend(
             offset=(8, 8), brush=pg.mkBrush(*BACKGROUND, 210), pen=pg.mkPen(70, 74, 80),
             labelTextColor=LABEL_COLOUR, labelTextSize="9pt")

@@ -176,6 +176,43 @@ def test_time_axis_reads_relative_or_wall_clock(view: PlotView) -> None:
         time.strftime("%H:%M:%S", time.localtime(NOW)) + ".300"]
 
 
+def axis_pixels(view: PlotView):
+    """The time axis as shown on screen (its labels and ticks)."""
+    rect = view.plot.mapFromScene(view.axis.sceneBoundingRect()).boundingRect()
+    return view.plot.grab(rect).toImage()
+
+
+def test_a_following_window_keeps_its_time_axis_drawn_and_right(view: PlotView,
+                                                                monkeypatch) -> None:
+    layouts: list[int] = []
+    original = view.axis.generateDrawSpecs
+
+    def counted(painter):
+        layouts.append(1)
+        return original(painter)
+
+    monkeypatch.setattr(view.axis, "generateDrawSpecs", counted)
+    view.set_window(10)
+    view.advance(NOW)
+    first = axis_pixels(view)
+    assert len(layouts) == 1
+    # A second of frames following now: in relative time the axis looks the same, so it is
+    # not laid out again (measuring every label took 2-4 ms a move).
+    for step in range(1, 31):
+        view.advance(NOW + step / 30)
+        assert axis_pixels(view) == first
+    assert len(layouts) == 1
+    (major, majors), _ = view.axis.tickValues(*view.visible_range(), 500)
+    assert view.axis.tickStrings(majors, 1.0, major)[-1] == "now"
+
+    view.set_window(20)  # a new span: laid out again, with its own labels
+    assert axis_pixels(view) != first and len(layouts) == 2
+    view.set_wall_clock(True)  # wall-clock labels move with the window
+    on_the_clock = axis_pixels(view)
+    view.advance(NOW + 1.5)
+    assert axis_pixels(view) != on_the_clock and len(layouts) == 4
+
+
 class CountingSource:
     """A SeriesBuffer that counts the points each read copies out of it."""
 
