@@ -80,7 +80,8 @@ def test_every_kind_of_command_goes_to_the_active_robot_only(
         qtbot.wait(800)
         after = heard.of("rover-1", since=switched)
         assert after and all(c.what == "teleop" and not c.moving for c in after)
-        assert max(c.at for c in after) - switched < 0.3
+        # One burst of stops (best effort: the hub may hear fewer), then nothing.
+        assert len(after) <= 3 and max(c.at for c in after) - min(c.at for c in after) < 0.3
         assert heard.of("humanoid-1") == heard.of("car-1") == []
     finally:
         pad.close()
