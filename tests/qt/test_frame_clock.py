@@ -6,11 +6,31 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 from app.qt.frame_clock import FrameClock
+
+
+def run_beside(qtbot: QtBot, clock: FrameClock, waker: Callable[[], None], ms: int) -> None:
+    """Runs the started clock for ``ms`` while ``waker`` is called over and over on a thread
+    of its own (it paces itself)."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            waker()
+
+    thread = threading.Thread(target=loop)
+    thread.start()
+    try:
+        qtbot.wait(ms)
+    finally:
+        stop.set()
+        thread.join()
+        clock.stop()
 
 
 def test_a_wake_from_another_thread_ticks_at_once(qtbot: QtBot) -> None:
@@ -31,21 +51,12 @@ def test_wakes_are_limited_to_the_maximum_rate(qtbot: QtBot) -> None:
     ticks: list[float] = []
     clock = FrameClock(lambda: ticks.append(time.monotonic()), hz=1.0, max_hz=20.0)
     clock.start()
-    stop = threading.Event()
 
     def flood() -> None:
-        while not stop.is_set():
-            clock.wake()
-            time.sleep(0.001)
+        clock.wake()
+        time.sleep(0.001)
 
-    waker = threading.Thread(target=flood)
-    waker.start()
-    try:
-        qtbot.wait(1000)
-    finally:
-        stop.set()
-        waker.join()
-        clock.stop()
+    run_beside(qtbot, clock, flood, 1000)
     assert 10 <= len(ticks) <= 22  # woken ~1000 times in a second, ticked at most 20
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert min(gaps) >= 0.045
@@ -101,24 +112,15 @@ def test_a_camera_just_slower_than_the_steady_ticks_is_ticked_at_once(qtbot: QtB
     woken_at: list[float] = []
     clock = FrameClock(lambda: woken_at and delays.append(time.monotonic() - woken_at[-1]),
                        hz=30.0)
-    stop = threading.Event()
+    next_at = [time.monotonic()]
 
     def camera() -> None:
-        next_at = time.monotonic()
-        while not stop.is_set():
-            next_at += 1 / 29.9
-            time.sleep(max(0.0, next_at - time.monotonic()))
-            woken_at.append(time.monotonic())
-            clock.wake()
+        next_at[0] += 1 / 29.9
+        time.sleep(max(0.0, next_at[0] - time.monotonic()))
+        woken_at.append(time.monotonic())
+        clock.wake()
 
     clock.start()
-    thread = threading.Thread(target=camera)
-    thread.start()
-    try:
-        qtbot.wait(2000)
-    finally:
-        stop.set()
-        thread.join()
-        clock.stop()
+    run_beside(qtbot, clock, camera, 2000)
     late = [d for d in delays if d > 0.010]
     assert len(delays) > 40 and len(late) < len(delays) * 0.1, sorted(delays)[-10:]
