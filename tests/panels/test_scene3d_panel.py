@@ -54,7 +54,13 @@ def test_the_rover_cloud_boxes_and_scene_are_drawn(make_main_window, fleet, qtbo
         return panel._wanted[f"{ROVER}/lidar/points"]
 
     boxes_key = f"{ROVER}/lidar/detections"
-    matrix, picks, _ = next(p for p in panel._picks if p[2].key == boxes_key)
+
+    def drawn_box_picks() -> list:
+        return [p for p in panel._picks if p[2].key == boxes_key and p[1]]
+
+    # the boxes are placed with the view's next frame, which the render thread draws when due
+    qtbot.waitUntil(lambda: bool(drawn_box_picks()), timeout=TIMEOUT_MS)
+    matrix, picks, _ = drawn_box_picks()[0]
     x, y = panel.view.project((matrix @ np.array([*picks[0].position, 1.0]))[None, :3])[0]
     clicked = panel.pick_text(x, y)  # a click on a box names it
     assert boxes_key in clicked and "isaac.Detections3Proto" in clicked
