@@ -36,6 +36,12 @@ class Traffic(Enum):
         zenoh.Priority.INTERACTIVE_HIGH, zenoh.CongestionControl.DROP, True,
         zenoh.Reliability.BEST_EFFORT,
     )
+    # Stops (the end of driving): never dropped at the station, at teleop's priority, so a
+    # stop is not queued behind data; the caller spreads a burst over a period.
+    STOP = QoS(
+        zenoh.Priority.INTERACTIVE_HIGH, zenoh.CongestionControl.BLOCK, True,
+        zenoh.Reliability.RELIABLE,
+    )
     # E-stop: reliable, highest priority.
     ESTOP = QoS(
         zenoh.Priority.REAL_TIME, zenoh.CongestionControl.BLOCK, True, zenoh.Reliability.RELIABLE

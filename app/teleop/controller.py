@@ -160,6 +160,13 @@ class TeleopController:
         if self._on_estop is not None:
             self._on_estop(False)
 
+    def hold_estop(self, engaged: bool) -> None:
+        """Holds the machine in ESTOP, or lets it go, without telling ``on_estop``: the
+        session saying whether the robot now selected is e-stopped here."""
+        with self._lock:
+            self._estop = engaged
+        self._clock.poke()
+
     def poke(self) -> None:
         """Something changed (the link monitor saw liveliness go): decide at once."""
         self._clock.poke()
