@@ -7,7 +7,20 @@ events at once, and a fresh one comes at least every ``heartbeat`` seconds while
 lives, so a stick held still stays fresh and a dead thread goes stale. Pads are told apart
 by SDL instance id (device indexes shift on hot plug); the reading comes from the first pad
 plugged (or the first whose name or GUID matches ``choose``). Pulling it yields a reading
-with ``connected=False``, before any other pad takes over.
+with ``connected=False``, before any other pad takes over. A reading's ``device_id`` is
+``sdl:<instance id>``: a re-plugged pad, or another pad taking over, is another device, and
+teleop arms it only after a fresh press of the deadman.
+
+What "fresh" can mean for a pad: a reading is made only for a pad that SDL says is still
+attached (``attached()`` is asked again before every reading, heartbeats included), so a
+pad the OS removed is never read fresh. SDL cannot tell more: it sends events only when a
+value changes, and a pad held still sends none, so a wireless pad that has gone silent
+(out of range, battery dead) looks exactly like one held still, its last buttons and axes
+included, until the OS drops the connection (Bluetooth's supervision timeout, from well
+under a second to 20 s depending on the pad and the host's settings; a USB dongle's own
+timeout for its pads). Nothing in SDL 2 reports a pad's last report time. The robot's own
+command watchdog and the deadman are the bound on that case; a station that needs less
+must use a pad whose link drops fast (a cable, or a dongle with a short timeout).
 
 Mappings: SDL's own, then ``resources/gamecontrollerdb.txt`` (the community database), then
 the ``SDL_GAMECONTROLLERCONFIG`` environment variable, each overriding the one before.
@@ -53,6 +66,18 @@ class Pad:
     instance_id: int
     name: str
     guid: str
+
+
+def device_id(pad: Pad) -> str:
+    """The reading's ``device_id``: SDL's instance id, new on every plug."""
+    return f"sdl:{pad.instance_id}"
+
+
+def gone(pad: Pad | None, now: float) -> InputState:
+    """The reading that says ``pad`` (None: any pad) is no longer read."""
+    if pad is None:
+        return InputState(connected=False, read_at=now)
+    return InputState(connected=False, read_at=now, device=pad.name, device_id=device_id(pad))
 
 
 def normalised(axis: str, raw: int) -> float:
@@ -166,8 +191,7 @@ class Gamepad:
             controller.quit()
             pygame.joystick.quit()
             pygame.display.quit()
-            self._emit(InputState(connected=False, read_at=time.monotonic(),
-                                  device=active[1].name if active else ""))
+            self._emit(gone(active[1] if active else None, time.monotonic()))
 
     def _loop(self, pygame: Any, controller: Any) -> None:
         shown: Pad | None = None  # the pad the last reading came from
@@ -182,12 +206,11 @@ class Gamepad:
                     continue
                 active = self._active()
                 if active is None:
-                    self._emit(InputState(connected=False, read_at=now,
-                                          device=shown.name if shown else ""))
+                    self._emit(gone(shown, now))
                     shown = None
                 else:
                     if shown is not None and active[1] != shown:
-                        self._emit(InputState(connected=False, read_at=now, device=shown.name))
+                        self._emit(gone(shown, now))
                     self._emit(self._read(*active, now))
                     shown = active[1]
                 next_beat = now + self._heartbeat
@@ -239,4 +262,4 @@ class Gamepad:
         axes = {name: normalised(name, pad.get_axis(i)) for i, name in enumerate(AXES)}
         buttons = frozenset(name for i, name in enumerate(BUTTONS) if pad.get_button(i))
         return InputState(axes=axes, buttons=buttons, read_at=now, connected=True,
-                          device=info.name)
+                          device=info.name, device_id=device_id(info))

@@ -6,8 +6,10 @@ the right stick left (``rightx`` -1, turn left), D / Right right (+1). The deadm
 turbo (``rightshoulder``). Keys are plain names, case-insensitive ("w", "Up", "space",
 "Shift"), so the view that has focus forwards its key events by name: it should forward no
 auto-repeats, and call ``release_all`` when it loses focus (no release comes after that).
-A held key stays fresh: ``reading`` stamps the time it is asked, so the view asks on a
-timer while it has focus as well as on each key.
+A held key stays fresh only while the GUI thread lives: ``reading`` stamps the time it is
+asked, with a freshness bound of :data:`GUI_STALE_AFTER_S`, so the view asks on a timer of
+:data:`GUI_PERIOD_S` while it has focus as well as on each key, and a frozen GUI thread
+stops the robot within one command period.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ MOTION_KEYS: dict[str, tuple[str, float]] = {
     "d": ("rightx", 1.0), "right": ("rightx", 1.0),
 }
 AXES = ("leftx", "lefty", "rightx", "righty", "lefttrigger", "righttrigger")
+DEVICE_ID = "keyboard"
+GUI_PERIOD_S = 0.02  # how often the GUI thread stamps its inputs (keyboard, on-screen stick)
+# A GUI input's freshness bound: one command period at 20 Hz. A GUI thread frozen longer
+# lets at most one period of motion out.
+GUI_STALE_AFTER_S = 0.05
 
 
 class KeyboardInput:
@@ -68,10 +75,12 @@ class KeyboardInput:
     def reading(self, now: float | None = None) -> InputState:
         read_at = time.monotonic() if now is None else now
         if not self._focused:
-            return InputState(read_at=read_at, connected=False, device=self._device)
+            return InputState(read_at=read_at, connected=False, device=self._device,
+                              device_id=DEVICE_ID, stale_after=GUI_STALE_AFTER_S)
         pushed = {MOTION_KEYS[key] for key in self._held if key in MOTION_KEYS}
         # W and Up together push once; both ways at once cancel out.
         axes = {axis: sum((d for a, d in pushed if a == axis), 0.0) for axis in AXES}
         buttons = frozenset(self._buttons[k] for k in self._held if k in self._buttons)
         return InputState(axes=axes, buttons=buttons, read_at=read_at, connected=True,
-                          device=self._device)
+                          device=self._device, device_id=DEVICE_ID,
+                          stale_after=GUI_STALE_AFTER_S)

@@ -9,6 +9,12 @@ control sends the stop of the last command (velocities zero, hand and gear held)
 ``stop_count`` steps, then nothing. Arming again needs the deadman released and pressed
 once everything else is fine, so a link that comes back never lurches the robot, and a
 deadman held while the operator picks another robot never drives that one.
+
+The re-arm latch: set at start, by anything that forbids driving while the deadman is held,
+and by any loss of the input (none, unplugged, stale, another device id, or
+``Observation.rearm`` for a loss the controller saw between steps). It clears only on a
+connected reading, fresh within its bound, with the deadman up: a missing reading never
+counts as a release.
 Every comparison is written so that NaN fails safe (a NaN age is a lost link).
 """
 
@@ -45,6 +51,9 @@ class LinkStatus:
     estop: bool = False  # it reports its e-stop engaged
     fault: str = ""  # an active critical fault, for the operator ("" = none): blocks driving
     battery: float | None = None  # % where known
+    # The hand as the robot reports it, 0..100 % per digit in adapters.HAND_DIGITS order
+    # (NaN: that digit unknown); None: it reports none. The first hand target starts here.
+    hand: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,9 @@ class Observation:
     estop: bool = False  # engaged here (the operator or a gamepad button)
     focused: bool = True
     lateness: float = 0.0  # how late the command clock's tick is, s
+    # The input was lost or replaced since the last step (a re-plug within one period),
+    # or the deadman was bound to another button: a fresh release is needed.
+    rearm: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,14 +135,27 @@ def _blocked(obs: Observation, config: ArmingConfig) -> tuple[Arming, str] | Non
         return Arming.DISARMED, "no input device"
     if not reading.connected:
         return Arming.STALE, "controller unplugged"
-    age = _age(obs.now, reading.read_at)
-    if not age <= config.input_stale_s:
+    if not input_fresh(reading, obs.now, config):
+        age = _age(obs.now, reading.read_at)
         return Arming.STALE, f"input stale: no reading for {age:.1f} s"
     if not obs.lateness <= config.stall_s:
         return Arming.STALE, f"app stalled {obs.lateness * 1000:.0f} ms"
     if config.focus_disarms and not obs.focused:
         return Arming.DISARMED, "window lost focus"
     return None
+
+
+def input_fresh(reading: InputState, now: float, config: ArmingConfig) -> bool:
+    """Whether ``reading`` is recent enough: within the smaller of its own bound and the
+    config's (a NaN age or bound is stale)."""
+    age = _age(now, reading.read_at)
+    own = reading.stale_after
+    return age <= config.input_stale_s and (own is None or age <= own)
+
+
+def _input_alive(obs: Observation, config: ArmingConfig) -> bool:
+    reading = obs.input
+    return reading is not None and reading.connected and input_fresh(reading, obs.now, config)
 
 
 def speed_scale(obs: Observation, config: ArmingConfig) -> tuple[float, str]:
@@ -176,7 +201,7 @@ class ArmingMachine:
         # start): arming needs it released and pressed again.
         self._latched = True
         self._robot = ""  # the robot the last steps were for
-
+        self._device = ""  # the device id of the last live reading
 
     def step(self, obs: Observation, command: Callable[[], Motion]) -> Step:
         """``command`` makes the motion asked for; it is called only when ARMED (so
@@ -184,10 +209,7 @@ class ArmingMachine:
         if obs.link.robot != self._robot:  # a deadman held across a switch: not for this one
             self._robot, self._latched = obs.link.robot, True
         blocked = _blocked(obs, self.config)
-        if not obs.deadman:
-            self._latched = False
-        elif blocked is not None:
-            self._latched = True
+        self._update_latch(obs, blocked)
         scale, scale_reason = speed_scale(obs, self.config)
         if blocked is None and obs.deadman and not self._latched:
             try:
@@ -213,3 +235,14 @@ class ArmingMachine:
             self.last_sent = self.last_sent.stopped()
             send = self.last_sent
         return Step(self.state, reason, send, scale, scale_reason)
+
+    def _update_latch(self, obs: Observation, blocked: tuple[Arming, str] | None) -> None:
+        alive = _input_alive(obs, self.config)
+        if obs.rearm or not alive:
+            self._latched = True
+        if alive and obs.input is not None and obs.input.device_id != self._device:
+            self._device, self._latched = obs.input.device_id, True
+        if alive and not obs.deadman:
+            self._latched = False
+        elif blocked is not None and obs.deadman:
+            self._latched = True

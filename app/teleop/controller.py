@@ -62,6 +62,14 @@ class TeleopStatus:
     gear: Gear | None = None
 
 
+def device_lost(previous: InputState | None, state: InputState | None) -> bool:
+    """Whether ``state`` is not the connected device ``previous`` was reading: none, gone,
+    or another one (a re-plugged pad has a new id)."""
+    if state is None or not state.connected:
+        return True
+    return previous is None or not previous.connected or previous.device_id != state.device_id
+
+
 class TeleopController:
     def __init__(self, send: Sink, *, profile: Profile = DEFAULT,
                  link: Callable[[], LinkStatus] | None = None,
@@ -80,6 +88,9 @@ class TeleopController:
         self._focused = True
         self._hand: tuple[float, ...] | None = None
         self._gear: Gear | None = None
+        # The input was lost or replaced (or the deadman rebound) since the last tick: set
+        # on the caller's thread, so a re-plug within one period still needs a new press.
+        self._rearm = False
         self._machine = ArmingMachine(config)  # clock thread only
         self._clock = CommandClock(self.tick, rate_hz, clock=clock)
         self._status = TeleopStatus(rate_hz=self._clock.rate_hz, profile=profile.name)
@@ -110,6 +121,8 @@ class TeleopController:
         with self._lock:
             previous, self._input = self._input, state
             button = self._profile.estop
+            if device_lost(previous, state):
+                self._rearm = True
         pressed = state is not None and button is not None and button in state.buttons
         if pressed and not (previous is not None and button in previous.buttons):
             self.engage_estop()
@@ -130,7 +143,10 @@ class TeleopController:
         self._clock.poke()
 
     def set_profile(self, profile: Profile) -> None:
+        """A deadman bound to another button needs a new press of that button."""
         with self._lock:
+            if profile.deadman != self._profile.deadman:
+                self._rearm = True
             self._profile = profile
         self._clock.poke()
 
@@ -183,11 +199,12 @@ class TeleopController:
             profile, reading, estop = self._profile, self._input, self._estop
             focused, hand, gear = self._focused, self._hand, self._gear
             link = link if link is not None else self._link
+            rearm, self._rearm = self._rearm, False
         buttons = reading.buttons if reading is not None else frozenset()
         turbo = profile.turbo is not None and profile.turbo in buttons
         deadman = reading is not None and reading.connected and profile.deadman in buttons
         observation = Observation(tick.now, reading, deadman, link, estop, focused,
-                                  tick.lateness)
+                                  tick.lateness, rearm)
         last = self._machine.last_sent
 
         def command() -> Motion:

@@ -22,6 +22,12 @@ class InputState:
     read_at: float = 0.0  # time.monotonic() of the reading (a stick held still is fresh)
     connected: bool = True
     device: str = ""  # what it is, for the panel ("Xbox Controller", "keyboard")
+    # Which device, stable while it stays plugged ("sdl:<instance id>", "keyboard",
+    # "on-screen stick"): another id is another device, which must be armed anew.
+    device_id: str = ""
+    # How long this reading counts as fresh, s (GUI inputs: one period of the GUI's
+    # timer); None: the arming machine's own bound. The machine uses the smaller.
+    stale_after: float | None = None
 
 
 class Gear(Enum):

@@ -163,8 +163,11 @@ def test_unplugging_yields_a_disconnected_reading_and_replugging_comes_back(
     assert gamepad.pads == ()
 
     again = plug()
-    readings.wait(connected(), after=readings.mark())
+    _, back = readings.wait(connected(), after=readings.mark())
     assert again.instance_id != pad.instance_id
+    # another plug is another device: teleop arms it only after a fresh press
+    assert (gone.device_id, back.device_id) == (f"sdl:{pad.instance_id}",
+                                                f"sdl:{again.instance_id}")
     assert [p.instance_id for p in gamepad.pads] == [again.instance_id]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.inputs.keyboard import KeyboardInput
+from app.inputs.keyboard import DEVICE_ID, GUI_PERIOD_S, GUI_STALE_AFTER_S, KeyboardInput
 
 
 def axes_of(keyboard: KeyboardInput) -> dict[str, float]:
@@ -98,3 +98,13 @@ def test_a_held_key_reads_fresh_each_time() -> None:
     keyboard.press("w")
     first, second = keyboard.reading(now=1.0), keyboard.reading(now=1.05)
     assert second.read_at > first.read_at and second.axes == first.axes
+
+
+def test_a_reading_is_the_keyboard_and_fresh_for_one_gui_period() -> None:
+    keyboard = KeyboardInput(device="Keyboard (drive view)")
+    for focused in (True, False):
+        keyboard.set_focus(focused)
+        state = keyboard.reading(now=3.0)
+        assert state.device_id == DEVICE_ID == "keyboard"
+        assert state.stale_after == GUI_STALE_AFTER_S == 0.05
+    assert GUI_PERIOD_S < GUI_STALE_AFTER_S  # a live GUI thread stamps within the bound

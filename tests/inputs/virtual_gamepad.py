@@ -8,8 +8,10 @@ gamepad thread has started) and from any thread: SDL locks its joystick list its
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import glob
+from collections.abc import Iterator
 from pathlib import Path
 
 AXES = ("leftx", "lefty", "rightx", "righty", "lefttrigger", "righttrigger")
@@ -92,6 +94,19 @@ def sdl() -> ctypes.CDLL:
     lib.SDL_free.argtypes = [ctypes.c_void_p]
     lib.SDL_GetError.restype = ctypes.c_char_p
     return lib
+
+
+@contextlib.contextmanager
+def joysticks_locked() -> Iterator[None]:
+    """Holds SDL's joystick lock: the gamepad thread reads no pad and pumps no event until
+    the block ends, so what the block does (pull a pad, plug another with its deadman held)
+    reaches it as one change. SDL's lock is recursive: the block may call SDL freely."""
+    lib = sdl()
+    lib.SDL_LockJoysticks()
+    try:
+        yield
+    finally:
+        lib.SDL_UnlockJoysticks()
 
 
 def mapping_for_guid(guid: str) -> str | None:

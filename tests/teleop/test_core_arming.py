@@ -290,3 +290,65 @@ def test_a_failing_command_stops_and_needs_a_new_press():
     assert (step.state, step.reason) == (Arming.DISARMED, "command failed: division by zero")
     assert step.send == DRIVE.stopped()
     assert not machine.step(live(), lambda: DRIVE).armed
+
+
+# -- re-arming needs a release seen on a live device ----------------------------------------
+def latched_machine() -> ArmingMachine:
+    """The deadman held from the start: the machine waits for a release."""
+    machine = ArmingMachine()
+    assert not machine.step(live(), lambda: DRIVE).armed
+    return machine
+
+
+@pytest.mark.parametrize("reading", [
+    None,
+    InputState(read_at=NOW, connected=False),
+    InputState(read_at=NOW - 0.3),  # stale
+    InputState(read_at=NOW - 0.06, stale_after=0.05),  # stale by its own bound
+], ids=["none", "unplugged", "stale", "stale-by-its-bound"])
+def test_a_lost_reading_is_not_a_release(reading: InputState | None):
+    machine = latched_machine()
+    step = machine.step(live(input=reading, deadman=False), lambda: DRIVE)
+    assert not step.armed
+    step = machine.step(live(), lambda: DRIVE)
+    assert not step.armed
+    assert step.reason == "release the deadman and press it again to drive"
+
+
+def test_a_lost_device_latches_even_with_the_deadman_up_before():
+    machine = armed_machine()
+    machine.step(live(deadman=False), lambda: DRIVE)  # released: free to press again
+    machine.step(live(input=InputState(read_at=NOW, connected=False), deadman=False),
+                 lambda: DRIVE)
+    assert not machine.step(live(), lambda: DRIVE).armed  # back, held: not a press
+
+
+def test_another_device_needs_its_own_press():
+    machine = ArmingMachine()
+    first = InputState(read_at=NOW, device_id="sdl:1")
+    machine.step(live(input=first, deadman=False), lambda: DRIVE)
+    assert machine.step(live(input=first), lambda: DRIVE).armed
+    second = InputState(read_at=NOW, device_id="sdl:2")
+    step = machine.step(live(input=second), lambda: DRIVE)
+    assert not step.armed and step.send == DRIVE.stopped()
+    machine.step(live(input=second, deadman=False), lambda: DRIVE)
+    assert machine.step(live(input=second), lambda: DRIVE).armed
+
+
+def test_rearm_latches_even_with_the_reading_held():
+    machine = armed_machine()
+    assert not machine.step(live(rearm=True), lambda: DRIVE).armed
+    assert not machine.step(live(), lambda: DRIVE).armed
+    machine.step(live(deadman=False), lambda: DRIVE)
+    assert machine.step(live(), lambda: DRIVE).armed
+
+
+def test_a_reading_is_stale_after_the_smaller_of_its_bound_and_the_config():
+    machine = armed_machine()
+    own = InputState(read_at=NOW - 0.06, stale_after=0.05)
+    step = machine.step(live(input=own), lambda: DRIVE)
+    assert (step.state, step.reason) == (Arming.STALE, "input stale: no reading for 0.1 s")
+    loose = InputState(read_at=NOW - 0.3, stale_after=1.0)  # the config's 0.25 s still holds
+    assert machine.step(live(input=loose), lambda: DRIVE).state is Arming.STALE
+    nan = InputState(read_at=NOW, stale_after=math.nan)
+    assert machine.step(live(input=nan), lambda: DRIVE).state is Arming.STALE

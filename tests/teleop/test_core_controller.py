@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -366,6 +367,8 @@ def test_stop_sends_the_stops_of_a_loss_of_control():
     controller.start()
     try:
         controller.set_input(InputState(read_at=time.monotonic()))
+        # the release must be seen on a tick before the press counts
+        assert wait_for(lambda: controller.status().reason == "deadman released")
         controller.set_input(InputState({"lefty": -1.0}, frozenset({"leftshoulder"}),
                                         time.monotonic()))
         assert wait_for(lambda: any(a for _, a in wire.snapshot()))
@@ -394,3 +397,92 @@ def test_a_failing_link_provider_is_a_lost_link():
     controller.tick(Tick(now, 0.0, False, 0.0))
     assert controller.status().reason == "link lost: robot offline"
     assert wire.sent[-1] == (Motion(), False)
+
+
+# -- re-arming: a lost or replaced device needs a new press ----------------------------------
+def reading(now: float, device_id: str, *buttons: str, **axes: float) -> InputState:
+    return InputState(axes=axes, buttons=frozenset(buttons), read_at=now,
+                      device_id=device_id)
+
+
+def armed_on(device_id: str) -> Driver:
+    driver = Driver()
+    driver.controller.set_input(reading(driver.now, device_id))
+    driver.tick()
+    driver.controller.set_input(reading(driver.now, device_id, "leftshoulder", lefty=-1.0))
+    driver.tick()
+    assert driver.wire.sent[-1][1]
+    return driver
+
+
+def tick_with(driver: Driver, state: InputState | None) -> None:
+    driver.now += 0.05
+    if state is not None:
+        driver.controller.set_input(replace(state, read_at=driver.now))
+    driver.controller.set_link(link_at(driver.now))
+    driver.controller.tick(Tick(driver.now, 0.0, False, 0.05))
+
+
+@pytest.mark.parametrize("lost", [
+    InputState(connected=False, device_id="sdl:1"),  # unplugged, back with the same id
+    InputState(connected=False, device_id="sdl:1"),
+    None,  # the source switched off, then on again
+], ids=["unplugged", "unplugged-again", "no-input"])
+def test_a_device_lost_and_back_within_one_period_needs_a_new_press(lost):
+    driver = armed_on("sdl:1")
+    driver.controller.set_input(lost)  # never seen by a tick
+    held = reading(driver.now, "sdl:1", "leftshoulder", lefty=-1.0)
+    tick_with(driver, held)
+    status = driver.controller.status()
+    assert status.reason == "release the deadman and press it again to drive"
+    assert driver.wire.sent[-1] == (Motion(), False)
+    tick_with(driver, reading(driver.now, "sdl:1", lefty=-1.0))  # released...
+    tick_with(driver, held)  # ...and pressed again
+    assert driver.wire.sent[-1][1]
+
+
+def test_a_replugged_pad_with_the_deadman_held_does_not_drive():
+    driver = armed_on("sdl:1")
+    driver.controller.set_input(InputState(connected=False, device_id="sdl:1"))
+    tick_with(driver, reading(driver.now, "sdl:2", "leftshoulder", lefty=-1.0))
+    assert driver.controller.status().state is not Arming.ARMED
+    assert not any(m.moving for m, _ in driver.wire.sent[1:])
+
+
+@pytest.mark.parametrize("other", ["sdl:2", "keyboard", "on-screen stick"])
+def test_another_device_taking_over_needs_its_own_press(other: str):
+    driver = armed_on("sdl:1")
+    tick_with(driver, reading(driver.now, other, "leftshoulder", lefty=-1.0))
+    assert driver.controller.status().state is not Arming.ARMED
+    assert driver.wire.sent[-1] == (Motion(), False)
+
+
+def test_a_profile_moving_the_deadman_needs_a_new_press():
+    driver = armed_on("sdl:1")
+    moved = replace(DEFAULT, deadman="a")
+    driver.controller.set_profile(moved)
+    tick_with(driver, reading(driver.now, "sdl:1", "a", "leftshoulder", lefty=-1.0))
+    assert driver.controller.status().state is not Arming.ARMED
+    tick_with(driver, reading(driver.now, "sdl:1", "leftshoulder", lefty=-1.0))
+    tick_with(driver, reading(driver.now, "sdl:1", "a", lefty=-1.0))
+    assert driver.wire.sent[-1][1]
+
+
+def test_a_profile_keeping_the_deadman_keeps_driving():
+    driver = armed_on("sdl:1")
+    driver.controller.set_profile(replace(DEFAULT, name="other"))
+    tick_with(driver, reading(driver.now, "sdl:1", "leftshoulder", lefty=-1.0))
+    assert driver.wire.sent[-1][1]
+
+
+def test_a_gui_reading_goes_stale_after_its_own_bound():
+    driver = armed_on("keyboard")
+    gui = replace(reading(driver.now, "keyboard", "leftshoulder", lefty=-1.0),
+                  stale_after=0.05)
+    tick_with(driver, gui)
+    assert driver.wire.sent[-1][1]
+    driver.now += 0.06  # the GUI thread froze: no new stamp
+    driver.controller.set_link(link_at(driver.now))
+    driver.controller.tick(Tick(driver.now, 0.0, False, 0.06))
+    assert driver.controller.status().state is Arming.STALE
+    assert driver.wire.sent[-1] == (Motion(), False)
