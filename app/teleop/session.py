@@ -1,23 +1,31 @@
 """Driving one robot from the station: the controller, the robot's output adapter, the link
-monitor and the e-stop sender, put together.
+monitor, the stop bursts and the e-stop senders, put together.
 
 A session is a consumer of the station model, not of a panel: it lives while teleop is
-wanted (the window's teleop panel, or ``fieldstation teleop``), follows the robot chosen,
-and keeps working across reconnects (it asks the station for the current session each
-time it sends). Inputs (gamepad, keyboard, on-screen stick) hand it plain readings.
+wanted (the window, or ``fieldstation teleop``), follows the robot chosen, and keeps working
+across reconnects (it asks the station for the current session each time it sends). Inputs
+(gamepad, keyboard, on-screen stick) hand it plain readings.
+
+Stops are never dropped at the station: every stop (the arming machine's, and the burst a
+robot gets when it stops being driven) goes with :attr:`Traffic.STOP`; live commands stay
+:attr:`Traffic.TELEOP`. An engaged e-stop belongs to the robots it was sent to: each keeps
+its own sender, repeating until that robot reports it, whatever robot is selected after.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from app.bus.publisher import Traffic
 from app.station.commands import next_seq
-from app.teleop.adapters import OutputAdapter, Wire, adapter_for
+from app.teleop.adapters import Outgoing, OutputAdapter, Wire, adapter_for
 from app.teleop.arming import ArmingConfig
 from app.teleop.arming import LinkStatus as ArmingLink
+from app.teleop.bursts import StopBursts
 from app.teleop.controller import TeleopController, TeleopStatus
 from app.teleop.estop import EStopSender, EStopStatus
 from app.teleop.link import LinkMonitor, LinkStatus
@@ -25,6 +33,8 @@ from app.teleop.model import InputState, Motion
 from app.teleop.profiles import DEFAULT, Profile
 
 CRITICAL = "critical"
+FLUSH_S = 1.0  # at most this long for the stops to be handed to zenoh
+ESTOP_GRACE_S = 1.0  # on close, unconfirmed e-stops keep going this long at most
 
 
 @dataclass(frozen=True)
@@ -33,8 +43,13 @@ class SessionStatus:
 
     teleop: TeleopStatus
     link: LinkStatus
-    estop: EStopStatus | None
+    estop: EStopStatus | None  # the selected robot's e-stop; None: never engaged here
     output: str  # what is sent: "fleet.Command teleop on fleet/rover-1/command/teleop"
+
+
+def as_stops(outgoing: list[Outgoing]) -> list[Outgoing]:
+    """The same messages with the stops' quality of service."""
+    return [dataclasses.replace(out, traffic=Traffic.STOP) for out in outgoing]
 
 
 class TeleopSession:
@@ -43,14 +58,16 @@ class TeleopSession:
         self._station = station
         self._lock = threading.Lock()
         self._sending = threading.Lock()  # one robot's commands at a time on the wire
+        self._wire_lock = threading.Lock()  # the clock thread and the stop bursts share it
         # Robots switched and none driven since: the controller's stops are the old robot's,
         # which select() sent it.
         self._switched = False
         self._robot: str | None = None
         self._adapter: OutputAdapter | None = None
         self._adapter_catalog: object = None  # the catalog the adapter was chosen from
-        self._estop: EStopSender | None = None
+        self._estops: dict[str, EStopSender] = {}  # every robot ever e-stopped here
         self._wire = Wire(lambda: station.bus)
+        self._bursts = StopBursts(self._send_stop)
         self._link = LinkMonitor(station)
         self._last_link = LinkStatus(None, False, None, None, None, "no robot selected")
         self.controller = TeleopController(
@@ -61,25 +78,29 @@ class TeleopSession:
     # -- what the operator does ------------------------------------------------------------
     def select(self, robot_id: str | None) -> None:
         """Drive ``robot_id`` (None: nobody). The old robot, if anything was sent to it, gets
-        its stops first and nothing after them; the new one waits for the deadman to be
-        pressed again (the arming machine sees the switch)."""
+        its stop burst (spread over a period, on the bursts' thread: this returns at once)
+        and nothing after it; the new one waits for the deadman to be pressed again (the
+        arming machine sees the switch). Before switching the station's connection, call
+        ``select(None)`` then :meth:`flush`."""
         with self._sending:
             with self._lock:
                 if robot_id == self._robot:
                     return
-                old_estop, old_adapter = self._estop, self._adapter
+                old_adapter = self._adapter
                 self._robot = robot_id
                 self._adapter = None
-                self._estop = EStopSender.for_station(self._station, robot_id) \
-                    if robot_id else None
             if old_adapter is not None:
-                now = time.monotonic()
-                for _ in range(self.controller.config.stop_count):
-                    self._wire.send(old_adapter.stop(next_seq(), now))
+                self._bursts.burst(old_adapter, self.controller.config.stop_count,
+                                   self._period_s())
             self._switched = True
+            self._hold_estop()
         self._link.select(robot_id)
-        if old_estop is not None:
-            old_estop.close()
+
+    def flush(self, timeout: float = FLUSH_S) -> bool:
+        """Waits until every stop burst asked for has been handed to zenoh (call it after
+        ``select(None)`` and before the station's connection is switched); False when the
+        bursts did not leave within ``timeout``."""
+        return self._bursts.flush(timeout)
 
     def set_input(self, state: InputState | None) -> None:
         self.controller.set_input(state)
@@ -88,26 +109,86 @@ class TeleopSession:
         self.controller.set_focus(focused)
 
     def engage_estop(self) -> None:
+        """The e-stop of the selected robot; with none selected, of every robot online."""
         self.controller.engage_estop()
 
-    def release_estop(self) -> None:
-        """Only ever from a deliberate act in the GUI or the terminal."""
-        self.controller.release_estop()
+    def release_estop(self, robot_id: str | None = None) -> bool:
+        """Releases ``robot_id``'s e-stop (default: the selected robot's); only ever from a
+        deliberate act in the GUI or the terminal. False when it was not engaged here."""
+        robot = robot_id if robot_id is not None else self._robot
+        with self._lock:
+            sender = self._estops.get(robot) if robot is not None else None
+        released = sender is not None and sender.status().engaged
+        if sender is not None and released:
+            sender.release()
+        self._hold_estop()
+        return released
+
+    def estops(self) -> dict[str, EStopStatus]:
+        """Every robot whose e-stop is engaged here, or being released, by robot id."""
+        with self._lock:
+            senders = dict(self._estops)
+        statuses = {robot: sender.status() for robot, sender in senders.items()}
+        return {robot: s for robot, s in sorted(statuses.items()) if s.engaged or s.sending}
 
     def status(self) -> SessionStatus:
         adapter = self._adapter
         output = f"{adapter.type_name} on {adapter.key}" if adapter is not None else ""
-        estop = self._estop
+        with self._lock:
+            sender = self._estops.get(self._robot) if self._robot is not None else None
         return SessionStatus(self.controller.status(), self._last_link,
-                             estop.status() if estop is not None else None, output)
+                             sender.status() if sender is not None else None, output)
 
     def close(self) -> None:
-        self.controller.stop()  # sends its stop burst first
+        """The selected robot's stop burst, handed to zenoh; e-stops not yet reported get
+        a moment more; then everything ends."""
+        self.select(None)
+        self.controller.stop()  # no robot selected: its own stops go nowhere
+        self._bursts.flush(FLUSH_S)
+        self._bursts.close()
         with self._lock:
-            estop, self._estop = self._estop, None
-        if estop is not None:
-            estop.close()
+            senders = list(self._estops.values())
+        deadline = time.monotonic() + ESTOP_GRACE_S
+        for sender in senders:
+            while sender.status().sending and time.monotonic() < deadline:
+                time.sleep(sender.repeat_s)
+            sender.close()
         self._wire.close()
+
+    # -- e-stops -----------------------------------------------------------------------------
+    def _on_estop(self, engaged: bool) -> None:
+        """The controller's e-stop (the operator, the profile's button); a release comes
+        only through :meth:`release_estop`."""
+        if engaged:
+            for robot in self._estop_targets():
+                self._sender(robot).engage()
+
+    def _estop_targets(self) -> list[str]:
+        if self._station.playback:  # a log's robots are not there: nothing is sent
+            return []
+        robot = self._robot
+        if robot is not None:
+            return [robot]
+        return sorted(r.robot_id for r in self._station.robots() if r.online)
+
+    def _sender(self, robot_id: str) -> EStopSender:
+        with self._lock:
+            sender = self._estops.get(robot_id)
+            if sender is None:
+                sender = self._estops[robot_id] = EStopSender.for_station(self._station,
+                                                                          robot_id)
+            return sender
+
+    def _engaged_here(self, robot_id: str | None) -> bool:
+        """``robot_id``'s e-stop engaged here; for no robot, any robot's."""
+        with self._lock:
+            senders = list(self._estops.values()) if robot_id is None else \
+                [s for s in (self._estops.get(robot_id),) if s is not None]
+        return any(s.status().engaged for s in senders)
+
+    def _hold_estop(self) -> None:
+        """The controller held in ESTOP iff the selected robot is e-stopped here."""
+        self.controller.hold_estop(self._engaged_here(self._robot))
 
     # -- the controller's side (its clock thread) -------------------------------------------
     def _link_now(self) -> ArmingLink:
@@ -138,9 +219,21 @@ class TeleopSession:
             elif self._switched:
                 return
             seq, now = next_seq(), time.monotonic()
-            outgoing = adapter.messages(motion, seq, now) if armed else adapter.stop(seq, now)
-            if self._wire.send(outgoing):
+            outgoing = adapter.messages(motion, seq, now) if armed else \
+                as_stops(adapter.stop(seq, now))
+            if self._put(outgoing):
                 self._link.sent(seq, now)
+
+    def _send_stop(self, adapter: OutputAdapter) -> None:
+        """One stop of a burst (the bursts' thread)."""
+        self._put(as_stops(adapter.stop(next_seq(), time.monotonic())))
+
+    def _put(self, outgoing: list[Outgoing]) -> bool:
+        with self._wire_lock:
+            return self._wire.send(outgoing)
+
+    def _period_s(self) -> float:
+        return 1.0 / self.controller.status().rate_hz
 
     def _adapter_now(self) -> OutputAdapter | None:
         with self._lock:
@@ -154,12 +247,3 @@ class TeleopSession:
                 self._adapter = adapter_for(robot, catalog, self._station.root)
                 self._adapter_catalog = catalog
             return self._adapter
-
-    def _on_estop(self, engaged: bool) -> None:
-        estop = self._estop
-        if estop is None:
-            return
-        if engaged:
-            estop.engage()
-        else:
-            estop.release()
