@@ -4,7 +4,9 @@ The terminal has no window focus, so focus never disarms. One status line (armin
 reason, what is sent, the e-stop) is redrawn in place when the output is a terminal, and
 written again only when it changes otherwise (a log, a pipe). Typed lines: ``e`` engages the
 e-stop (as does the profile's e-stop button), only ``release`` releases it, ``q`` ends;
-the end of input, Ctrl+C or SIGTERM ends too, always with the stop burst sent.
+Ctrl+C or SIGTERM ends too, always with the stop burst sent. The end of input does not end
+it (a service, a pipe, ``< /dev/null``): driving goes on, and the line says once that
+commands are no longer read.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ REFRESH_S = 0.2  # the in-place line, 5 Hz
 ENGAGE = ("e", "estop", "e-stop")
 RELEASE = "release"
 QUIT = ("q", "quit", "exit")
+NO_STDIN = "standard input closed: no longer reading commands (Ctrl-C or SIGTERM ends)"
 ORGANISATION = APPLICATION = "Fieldstation"  # as app.qt.application names the app
 
 
@@ -136,14 +139,16 @@ class TerminalTeleop:
                 if word in ENGAGE:
                     self.session.engage_estop()
                 elif word == RELEASE:
-                    self.session.release_estop()
+                    self.session.release_estop(self.options.robot)
                 elif word in QUIT:
-                    break
+                    self.stop.set()
+                    return
                 elif word:
                     self._say(f"unknown command {word!r}: e = e-stop, release, q = quit")
         except (OSError, ValueError):  # stdin closed under us
             pass
-        self.stop.set()
+        if not self.stop.is_set():
+            self._say(NO_STDIN)
 
     def _show_until_stopped(self) -> None:
         while True:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import os
+import signal
+import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,13 +16,17 @@ from typing import Any
 import pytest
 
 from app.cli import main
+from app.sim.fleet import SimFleet
 from app.teleop.profiles import DEFAULT
 from app.teleop.terminal import config_dir, pick_profile
 from tests.bus.helpers import wait_for
+from tests.cli.test_cli import FIELDSTATION, REPO
 from tests.inputs.virtual_gamepad import VirtualGamepad
 from tests.sim.running import one_robot
+from tests.teleop.heard import Heard
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+STOPS = 3  # the arming machine's stop_count
 
 
 class Screen(io.StringIO):
@@ -67,24 +74,31 @@ class Running:
         self.keyboard.write(line + "\n")
 
     def end(self) -> int | None:
-        self.keyboard.close()  # end of input: the command ends
+        self.type("q")
+        self.keyboard.close()
         self.thread.join(15)
         assert not self.thread.is_alive()
         return self.code
 
 
 @pytest.fixture
-def rover(free_endpoint: str) -> Iterator[Any]:
-    with one_robot("rover", free_endpoint, points=2_000) as robot:
-        yield robot
+def fleet(free_endpoint: str) -> Iterator[SimFleet]:
+    with SimFleet(["rover"], listen=[free_endpoint], points=2_000) as fleet:
+        yield fleet
+
+
+@pytest.fixture
+def rover(fleet: SimFleet) -> Any:
+    return fleet.robots[0]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("tty", [True, False], ids=["terminal", "pipe"])
 def test_stick_with_deadman_drives_the_rover_and_the_line_says_armed(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
-        free_endpoint: str, rover: Any, tty: bool) -> None:
+        free_endpoint: str, fleet: SimFleet, rover: Any, tty: bool) -> None:
     monkeypatch.setenv("FIELDSTATION_CONFIG_DIR", str(tmp_path))
+    heard = Heard(fleet)
     running = Running(monkeypatch, ["--robot", "rover-1", "--profile", "nosuch",
                                     "--connect", free_endpoint], tty)
     pad: VirtualGamepad | None = None
@@ -107,15 +121,49 @@ def test_stick_with_deadman_drives_the_rover_and_the_line_says_armed(
         running.type("release")
         wait_for(lambda: not rover.estop, 5.0)
         wait_for(lambda: "E-STOP" not in running.screen.line(), 5.0)
+        pad.press("leftshoulder")  # pressed anew: driving again
+        wait_for(lambda: running.screen.line().startswith("ARMED"), 10.0)
+        driving = time.monotonic()
+        wait_for(lambda: any(c.moving for c in heard.of("rover-1", since=driving)), 5.0)
+        code = running.end()  # "q" while driving
     finally:
         if pad is not None:
             pad.unplug()
-        code = running.end()
+        if running.thread.is_alive():
+            running.end()
     assert code == 0
-    assert "sent: stop" in running.screen.line()  # the stop burst went last
+    teleop = [c for c in heard.of("rover-1", since=driving) if c.what == "teleop"]
+    last_move = max(i for i, c in enumerate(teleop) if c.moving)
+    # After the last motion only stops: the loss of the pad's stop, then the close's burst,
+    # which never drops at the station: the rover heard all of it.
+    assert len(teleop[last_move + 1:]) >= STOPS
     assert ("\r" in running.screen.text()) == tty
     assert "profile refused, default kept" in capsys.readouterr().err
     assert "teleop rover-1, profile default" in running.screen.text()
+
+
+@pytest.mark.slow
+def test_with_stdin_closed_it_goes_on_and_says_so_once_and_sigterm_ends_it(
+        free_endpoint: str, tmp_path: Path) -> None:
+    with one_robot("rover", free_endpoint, points=2_000):
+        proc = subprocess.Popen(
+            [*FIELDSTATION, "teleop", "--robot", "rover-1", "--connect", free_endpoint],
+            cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "FIELDSTATION_CONFIG_DIR": str(tmp_path)})
+        try:
+            assert proc.stdout is not None
+            lines = iter(proc.stdout.readline, "")
+            assert any("no longer reading commands" in line for line in lines)
+            time.sleep(1.5)  # it used to end a second after its input did
+            assert proc.poll() is None
+            proc.send_signal(signal.SIGTERM)
+            rest, _ = proc.communicate(timeout=15)
+        finally:
+            proc.kill()
+    assert proc.returncode == 0
+    assert "no longer reading commands" not in rest  # said once
+    assert "pad: none" in rest.rstrip().splitlines()[-1]  # the final status line
 
 
 def test_bad_options_are_refused_before_connecting(capsys: pytest.CaptureFixture[str]) -> None:
