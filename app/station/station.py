@@ -200,10 +200,11 @@ class Station:
 
     def _open(self, pending: tuple[BusConfig, bool]) -> None:
         config, _simulation = pending
+        reconnecting = self.bus is not None  # live before: its critical faults still hold
         self._close_session()
         with self._lock:
             self._robots = {}
-        self.vitals.forget()
+        self.vitals.forget(keep_critical=reconnecting)
         self.positions.forget()
         try:
             bus = BusSession(config)

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from app.codec.fields import enum_value
+from app.convert.bow import error_severity
 
 Enum = str | int  # an enumerant's name, or its number when the schema does not know it
 SEVERITIES = ("critical", "major", "minor", "info")
@@ -27,8 +28,12 @@ ALERT_SEVERITIES = ("critical", "major")
 HISTORY_MAX = 500  # cleared faults kept per robot
 MESSAGES_MAX = 500  # robot messages kept per robot
 MESSAGE_TEXT_MAX = 2000
-BOW_ERROR_SEVERITY = "major"  # bow InteroceptionSample.error carries no severity
 BOW_ERROR_SOURCE = "interoception"
+CRITICAL = "critical"
+# A critical fault kept over a reconnect (the robot need not repeat it at once) is dropped
+# when the robot, heard this long since, has neither repeated nor cleared it: robots repeat
+# their active faults for late joiners (schemas/README.md), so it was cleared meanwhile.
+CARRIED_FAULT_S = 10.0
 
 
 def finite(value: Any) -> float | None:
@@ -91,6 +96,7 @@ class Fault:
     at: float  # when last reported
     seq: int  # book-wide number of this raising: a new raising gets a new number
     cleared_at: float | None = None
+    carried: bool = False  # reported before the station reconnected, not since
 
     @property
     def rank(self) -> int:
@@ -192,6 +198,7 @@ class VitalsBook:
         self._robots: dict[str, RobotVitals] = {}
         self._snapshot: Mapping[str, RobotVitals] = MappingProxyType({})
         self._seq = 0
+        self._heard_since: dict[str, float] = {}  # first arrival after a reconnect
         self.version = 0
 
     def snapshot(self) -> Mapping[str, RobotVitals]:
@@ -222,18 +229,40 @@ class VitalsBook:
         with self._lock:
             old = self._robots.get(robot_id) or RobotVitals(robot_id)
             self.version += 1
-            self._robots[robot_id] = dataclasses.replace(
+            new = dataclasses.replace(
                 old, **(changes(old) if callable(changes) else changes), **extra,
                 last_at=arrival, version=self.version)
+            self._robots[robot_id] = self._expire_carried(new, arrival)
             self._snapshot = MappingProxyType(dict(self._robots))
         return True
 
-    def forget(self) -> None:
-        """Drops every robot (a new session: robots start afresh)."""
+    def forget(self, keep_critical: bool = False) -> None:
+        """Drops every robot (a new session: robots start afresh). With ``keep_critical``
+        (a reconnect to live robots) each robot's active critical faults stay, marked
+        ``carried``, until the robot repeats them, reports them cleared, or has been heard
+        for :data:`CARRIED_FAULT_S` without either: driving must not resume because the
+        station reconnected before the robot said its fault again."""
         with self._lock:
-            self._robots.clear()
+            kept = {robot_id: RobotVitals(robot_id, faults=carried, version=self.version + 1)
+                    for robot_id, vitals in self._robots.items()
+                    if keep_critical and (carried := _carried_over(vitals.faults))}
+            self._robots = kept
+            self._heard_since = {}
             self.version += 1
-            self._snapshot = MappingProxyType({})
+            self._snapshot = MappingProxyType(dict(kept))
+
+    def _expire_carried(self, vitals: RobotVitals, arrival: float) -> RobotVitals:
+        """Under the lock: a robot's carried faults once it has been heard long enough."""
+        if not any(f.carried for f in vitals.faults):
+            return vitals
+        since = self._heard_since.setdefault(vitals.robot_id, arrival)
+        if arrival - since <= CARRIED_FAULT_S:
+            return vitals
+        gone = tuple(dataclasses.replace(f, active=False, cleared_at=arrival)
+                     for f in vitals.faults if f.carried)
+        return dataclasses.replace(
+            vitals, faults=tuple(f for f in vitals.faults if not f.carried),
+            history=(*gone, *vitals.history)[:HISTORY_MAX])
 
     # -- readers, one per kind of vital ------------------------------------------------------
     def _battery(self, robot_id: str, b: Any, at: float) -> dict[str, Any]:
@@ -319,7 +348,7 @@ class VitalsBook:
                                *history)[:HISTORY_MAX]
             for text in errors:
                 known = faults.get(text)
-                faults[text] = Fault(text, BOW_ERROR_SEVERITY, text, BOW_ERROR_SOURCE,
+                faults[text] = Fault(text, error_severity(text), text, BOW_ERROR_SOURCE,
                                      known.raised_ms if known else raised, True, at,
                                      known.seq if known else self._next_seq())
             changes: dict[str, Any] = {"faults": _ordered(faults.values()), "history": history}
@@ -342,6 +371,11 @@ def value_of(value: Any) -> Any:
         return None
     got = getattr(value, kind)
     return str(got) if kind == "enum" else got
+
+
+def _carried_over(faults: tuple[Fault, ...]) -> tuple[Fault, ...]:
+    return tuple(dataclasses.replace(f, carried=True) for f in faults
+                 if f.active and f.severity == CRITICAL)
 
 
 def _ordered(faults: Any) -> tuple[Fault, ...]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from app.bus.publisher import Traffic
 from app.station.commands import next_seq
+from app.station.vitals import Fault
 from app.teleop.adapters import Outgoing, OutputAdapter, Wire, adapter_for
 from app.teleop.arming import ArmingConfig
 from app.teleop.arming import LinkStatus as ArmingLink
@@ -45,6 +46,11 @@ class SessionStatus:
     link: LinkStatus
     estop: EStopStatus | None  # the selected robot's e-stop; None: never engaged here
     output: str  # what is sent: "fleet.Command teleop on fleet/rover-1/command/teleop"
+
+
+def _fault_text(fault: Fault) -> str:
+    text = f"{fault.code}: {fault.message}"
+    return f"{text} (reported before the reconnect)" if fault.carried else text
 
 
 def as_stops(outgoing: list[Outgoing]) -> list[Outgoing]:
@@ -200,8 +206,8 @@ class TeleopSession:
         status = vitals.status if vitals is not None else None
         battery = vitals.battery.percentage if vitals is not None and \
             vitals.battery is not None else None
-        fault = next((f"{f.code}: {f.message}" for f in vitals.faults
-                      if f.severity == CRITICAL), "") if vitals is not None else ""
+        fault = next((_fault_text(f) for f in vitals.faults if f.severity == CRITICAL),
+                     "") if vitals is not None else ""
         data_at = None if link.data_age_s is None else now - link.data_age_s
         return ArmingLink(robot, link.online, data_at if link.online else None,
                           link.round_trip_s or link.latency_s,
