@@ -5,8 +5,10 @@ can drive with (the robot lists its preference first), else fleet ``Command.tele
 robot serves no catalog. Each adapter keeps what a stop must hold (the hand's last target,
 the car's gear and steering) and what it needs to limit (the car's commanded speed).
 
-Every value written is finite: a non-finite velocity is written as 0, a non-finite position
-target keeps its last value. A stop is explicit zeros, never NaN (PROTOCOL.md "Commands and
+Every value written is finite, but for one thing: a hand digit the operator never gave a
+target is NaN, which HandMapPercentage reads as "leave this digit alone". A non-finite
+velocity is written as 0, a non-finite position target keeps its last value. A stop is
+explicit zeros, never NaN, with the position targets last sent (PROTOCOL.md "Commands and
 safety").
 """
 
@@ -107,7 +109,9 @@ class BowAdapter(OutputAdapter):
     """bow ``MotorSample``: locomotion in the seed's Transform axes (X right, Y up,
     Z forward, left-handed: positive ``rotationalVelocity.y`` turns right) and, once a hand
     target was asked for, ``gripperObjective`` in ``percentageMode`` (digits 0 open .. 1
-    closed; Motion.hand is 0..100 % in :data:`HAND_DIGITS` order)."""
+    closed; Motion.hand is 0..100 % in :data:`HAND_DIGITS` order). A digit never given a
+    target (``fingerAdduction`` and ``thumbOpposition`` while only the five fingers are
+    mapped) is NaN: the robot leaves it where it is."""
 
     type_name = MOTOR_SAMPLE
 
@@ -136,11 +140,11 @@ class BowAdapter(OutputAdapter):
 
     def _hand_target(self, asked: tuple[float, ...]) -> tuple[float, ...]:
         """Asked percentages clamped to 0..100; a digit not given, or not finite, keeps its
-        last target (0, open, before any)."""
-        held = self.hand or (0.0,) * len(HAND_DIGITS)
-        return tuple(
-            min(100.0, max(0.0, _finite(asked[i], held[i]))) if i < len(asked) else held[i]
-            for i in range(len(HAND_DIGITS)))
+        last target (NaN, left alone, before any)."""
+        held = self.hand or (math.nan,) * len(HAND_DIGITS)
+        given = asked + (math.nan,) * (len(HAND_DIGITS) - len(asked))
+        return tuple(min(100.0, max(0.0, value)) if math.isfinite(value) else last
+                     for value, last in zip(given, held, strict=False))
 
 
 class CarAdapter(OutputAdapter):

@@ -208,6 +208,7 @@ class ArmingMachine:
         the hand's trigger integration stands still while disarmed)."""
         if obs.link.robot != self._robot:  # a deadman held across a switch: not for this one
             self._robot, self._latched = obs.link.robot, True
+            self.last_sent = Motion()  # nor the old one's hand and gear in its stops
         blocked = _blocked(obs, self.config)
         self._update_latch(obs, blocked)
         scale, scale_reason = speed_scale(obs, self.config)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -31,7 +32,7 @@ from app.teleop.arming import (
 from app.teleop.clock import DEFAULT_RATE_HZ, CommandClock, PeriodStats, Tick
 from app.teleop.mapping import MOVING_GEARS, limit_acceleration, motion_of
 from app.teleop.model import Gear, InputState, Motion
-from app.teleop.profiles import DEFAULT, Profile
+from app.teleop.profiles import DEFAULT, FINGERS, Profile
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,23 @@ class TeleopStatus:
     estop: bool = False  # engaged here (the robot's own report is in state/reason)
     hand: tuple[float, ...] | None = None  # the hand's target (sent or not)
     gear: Gear | None = None
+    # Why the triggers do not move the hand ("" when they do): no target yet and the robot
+    # reports no hand state to start from.
+    hand_note: str = ""
+
+
+HAND_UNKNOWN = "hand state unknown: pick a preset (d-pad) or set the fingers to start"
+
+
+def reported_hand(link: LinkStatus) -> tuple[float, ...] | None:
+    """The fingers' state as the robot reports it (0..100 %, FINGERS order), the start of
+    the first hand target; None when it reports none or any finger is not known."""
+    if link.hand is None or len(link.hand) < len(FINGERS):
+        return None
+    fingers = link.hand[:len(FINGERS)]
+    if not all(math.isfinite(f) for f in fingers):
+        return None
+    return tuple(min(100.0, max(0.0, f)) for f in fingers)
 
 
 def device_lost(previous: InputState | None, state: InputState | None) -> bool:
@@ -88,6 +106,7 @@ class TeleopController:
         self._focused = True
         self._hand: tuple[float, ...] | None = None
         self._gear: Gear | None = None
+        self._robot = ""  # whose hand and gear those are ("": none yet, or none chosen)
         # The input was lost or replaced (or the deadman rebound) since the last tick: set
         # on the caller's thread, so a re-plug within one period still needs a new press.
         self._rearm = False
@@ -196,9 +215,13 @@ class TeleopController:
         ticks, but never alongside a running clock)."""
         link = self._provided_link()
         with self._lock:
+            link = link if link is not None else self._link
+            if link.robot != self._robot:
+                if self._robot:  # another robot's hand and gear are not this one's
+                    self._hand, self._gear = None, None
+                self._robot = link.robot
             profile, reading, estop = self._profile, self._input, self._estop
             focused, hand, gear = self._focused, self._hand, self._gear
-            link = link if link is not None else self._link
             rearm, self._rearm = self._rearm, False
         buttons = reading.buttons if reading is not None else frozenset()
         turbo = profile.turbo is not None and profile.turbo in buttons
@@ -206,11 +229,12 @@ class TeleopController:
         observation = Observation(tick.now, reading, deadman, link, estop, focused,
                                   tick.lateness, rearm)
         last = self._machine.last_sent
+        start_hand = reported_hand(link)
 
         def command() -> Motion:
             assert reading is not None  # armed: a fresh reading exists
             motion = motion_of(profile, reading, turbo, hand, dt=tick.dt, robot=link.robot,
-                               gear=gear)
+                               gear=gear, reported_hand=start_hand)
             return self._car_rules(motion, last, profile.limits_for(link.robot, turbo)
                                    .acceleration, tick.dt)
 
@@ -232,7 +256,9 @@ class TeleopController:
             profile=profile.name, device=reading.device if reading is not None else "",
             input_age=None if reading is None else tick.now - reading.read_at,
             link_age=None if link.data_at is None else tick.now - link.data_at,
-            latency=link.latency, estop=estop, hand=self._hand, gear=self._gear)
+            latency=link.latency, estop=estop, hand=self._hand, gear=self._gear,
+            hand_note="" if self._hand is not None or start_hand is not None
+            else HAND_UNKNOWN)
         return step
 
     def _provided_link(self) -> LinkStatus | None:

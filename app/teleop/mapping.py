@@ -72,10 +72,14 @@ def shaped(mapping: AxisMap, axes: Mapping[str, float]) -> float:
 
 
 def next_hand(hand_map: HandMap, state: InputState, hand: tuple[float, ...] | None,
-              dt: float) -> tuple[float, ...] | None:
+              dt: float, reported: tuple[float, ...] | None = None
+              ) -> tuple[float, ...] | None:
     """The hand's target after ``dt`` s of this reading: a pose button sets every finger;
-    otherwise the close / open triggers move every finger from its last target at
-    ``rate`` %/s times the trigger's travel. None while nothing was ever commanded."""
+    otherwise the close / open triggers move every finger from its last target (the first
+    time, from ``reported``, the hand as the robot reports it) at ``rate`` %/s times the
+    trigger's travel. None while nothing was commanded: with neither a target nor a report
+    the triggers move nothing, since integrating from an assumed state could open a hand
+    that holds an object when "close" is pressed."""
     for button, pose in hand_map.buttons.items():
         if button in state.buttons and pose in hand_map.poses:
             return tuple(hand_map.poses[pose])
@@ -85,10 +89,10 @@ def next_hand(hand_map: HandMap, state: InputState, hand: tuple[float, ...] | No
             travel = clamp(finite(state.axes.get(trigger, 0.0)), 0.0, 1.0)
             pressed += sign * deadzone(travel, HAND_DEADZONE)
     step = hand_map.rate * pressed * clamp(finite(dt), 0.0, 1.0)
-    if step == 0.0:
+    start = hand if hand is not None else reported
+    if step == 0.0 or start is None:
         return hand
-    start = hand if hand is not None else (0.0,) * len(FINGERS)
-    return tuple(clamp(finger + step, 0.0, 100.0) for finger in start)
+    return tuple(clamp(finger + step, 0.0, 100.0) for finger in start[:len(FINGERS)])
 
 
 def gear_of(profile: Profile, state: InputState, gear: Gear | None) -> Gear | None:
@@ -102,10 +106,12 @@ def gear_of(profile: Profile, state: InputState, gear: Gear | None) -> Gear | No
 
 def motion_of(profile: Profile, state: InputState, turbo: bool = False,
               hand: tuple[float, ...] | None = None, *, dt: float = 0.0,
-              robot: str | None = None, gear: Gear | None = None) -> Motion:
+              robot: str | None = None, gear: Gear | None = None,
+              reported_hand: tuple[float, ...] | None = None) -> Motion:
     """What this reading asks for, in physical units within the robot's limits (turbo's
-    when ``turbo``). ``hand`` and ``gear`` are the last targets; ``dt`` the seconds since
-    the last command (how far the triggers move the hand)."""
+    when ``turbo``). ``hand`` and ``gear`` are the last targets, ``reported_hand`` the hand
+    as the robot reports it; ``dt`` the seconds since the last command (how far the
+    triggers move the hand)."""
     limits = profile.limits_for(robot, turbo)
     values = {}
     for output in ("linear", "lateral", "angular", "steering", "speed"):
@@ -116,7 +122,8 @@ def motion_of(profile: Profile, state: InputState, turbo: bool = False,
     new_gear = gear_of(profile, state, gear)
     # Speed runs along the gear's direction: never negative, none in park or neutral.
     values["speed"] = max(0.0, values["speed"]) if new_gear in MOVING_GEARS else 0.0
-    return Motion(**values, gear=new_gear, hand=next_hand(profile.hand, state, hand, dt),
+    new_hand = next_hand(profile.hand, state, hand, dt, reported_hand)
+    return Motion(**values, gear=new_gear, hand=new_hand,
                   axes={name: finite(v) for name, v in state.axes.items()},
                   buttons=frozenset(state.buttons))
 

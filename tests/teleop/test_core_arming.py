@@ -85,19 +85,19 @@ def test_command_is_made_only_when_armed():
 
 @pytest.mark.parametrize(("changes", "state", "reason"), [
     ({"estop": True}, Arming.ESTOP, "e-stop"),
-    ({"link": LinkStatus(robot="r", online=True, data_at=NOW, estop=True)}, Arming.ESTOP,
+    ({"link": LinkStatus(robot="rover-1", online=True, data_at=NOW, estop=True)}, Arming.ESTOP,
      "e-stop reported by the robot"),
     ({"link": LinkStatus()}, Arming.DISARMED, "no robot selected"),
-    ({"link": LinkStatus(robot="r", online=False, data_at=NOW)}, Arming.STALE,
+    ({"link": LinkStatus(robot="rover-1", online=False, data_at=NOW)}, Arming.STALE,
      "link lost: robot offline"),
-    ({"link": LinkStatus(robot="r", online=True)}, Arming.STALE, "link lost: no data yet"),
-    ({"link": LinkStatus(robot="r", online=True, data_at=NOW - 0.8)}, Arming.STALE,
+    ({"link": LinkStatus(robot="rover-1", online=True)}, Arming.STALE, "link lost: no data yet"),
+    ({"link": LinkStatus(robot="rover-1", online=True, data_at=NOW - 0.8)}, Arming.STALE,
      "link lost: no data for 0.8 s"),
-    ({"link": LinkStatus(robot="r", online=True, data_at=math.nan)}, Arming.STALE,
+    ({"link": LinkStatus(robot="rover-1", online=True, data_at=math.nan)}, Arming.STALE,
      "link lost: no data for nan s"),
-    ({"link": LinkStatus(robot="r", online=True, data_at=NOW, fault="motor overheated")},
+    ({"link": LinkStatus(robot="rover-1", online=True, data_at=NOW, fault="motor overheated")},
      Arming.DISARMED, "critical fault: motor overheated"),
-    ({"link": LinkStatus(robot="r", online=True, data_at=NOW, battery=3.0)},
+    ({"link": LinkStatus(robot="rover-1", online=True, data_at=NOW, battery=3.0)},
      Arming.DISARMED, "battery too low to drive: 3 %"),
     ({"input": None}, Arming.DISARMED, "no input device"),
     ({"input": InputState(read_at=NOW, connected=False)}, Arming.STALE,
@@ -113,7 +113,9 @@ def test_each_loss_of_control_stops_with_its_reason(changes, state, reason):
     machine = armed_machine()
     step = machine.step(live(**changes), lambda: DRIVE)
     assert (step.state, step.reason) == (state, reason)
-    assert step.send == Motion(gear=Gear.DRIVE, hand=HAND)
+    # no robot is another robot: the stops hold none of the old one's targets
+    held = Motion() if reason == "no robot selected" else Motion(gear=Gear.DRIVE, hand=HAND)
+    assert step.send == held
 
 
 def test_focus_loss_may_be_allowed():
@@ -123,7 +125,7 @@ def test_focus_loss_may_be_allowed():
 
 def test_link_back_does_not_rearm_until_the_deadman_is_pressed_again():
     machine = armed_machine()
-    machine.step(live(link=LinkStatus(robot="r", online=False)), lambda: DRIVE)
+    machine.step(live(link=LinkStatus(robot="rover-1", online=False)), lambda: DRIVE)
     step = machine.step(live(), lambda: DRIVE)
     assert step.state is Arming.DISARMED and step.send == DRIVE.stopped()
     assert step.reason == "release the deadman and press it again to drive"
@@ -244,9 +246,12 @@ def test_no_motion_without_control_and_every_loss_stops_at_once(cases, stop_coun
     previous: Step | None = None
     last_armed: Motion | None = None
     quiet = 0  # steps since control was lost
+    robot = ""
     for case in cases:
         now += case["dt"]
         obs = observe(now, case)
+        if obs.link.robot != robot:  # another robot's stops hold none of the old one's
+            robot, last_armed = obs.link.robot, None if last_armed is None else Motion()
         wanted = Motion(linear=case["linear"], angular=case["linear"], speed=abs(case["linear"]),
                         steering=0.1, gear=case["gear"], hand=case["hand"])
         step = machine.step(obs, lambda wanted=wanted: wanted)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import replace
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from app.teleop.arming import Arming, ArmingConfig, LinkStatus
 from app.teleop.clock import Schedule, Tick
-from app.teleop.controller import TeleopController
+from app.teleop.controller import HAND_UNKNOWN, TeleopController
 from app.teleop.model import Gear, InputState, Motion
 from app.teleop.profiles import DEFAULT, POSES
 
@@ -54,6 +55,7 @@ class Driver:
         self.wire = Wire()
         self.controller = TeleopController(self.wire, clock=lambda: self.now,
                                            **options)  # type: ignore[arg-type]
+        self.link: dict[str, object] = {}  # what the robot reports besides its data
         self.controller.set_link(link_at(self.now))
         self.held: tuple[tuple[str, ...], dict[str, float]] | None = None
 
@@ -62,7 +64,7 @@ class Driver:
         self.now += dt
         if self.held is not None:
             self.controller.set_input(pad(self.now, *self.held[0], **self.held[1]))
-        self.controller.set_link(link_at(self.now))
+        self.controller.set_link(link_at(self.now, **self.link))
         self.controller.tick(Tick(self.now, lateness, False, dt))
 
     def hold(self, *buttons: str, **axes: float) -> None:
@@ -149,13 +151,15 @@ def test_robot_reported_estop_holds():
 
 def test_triggers_move_the_hand_only_while_armed_and_stops_hold_it():
     driver = Driver()
+    driver.link = {"hand": (10.0,) * 7}  # the robot reports its hand
     driver.hold(righttrigger=1.0)
     driver.tick(dt=1.0)  # disarmed: the hand target stays put
     assert driver.controller.status().hand is None
     driver.arm(righttrigger=1.0)
     driver.tick(dt=0.2)
     hand = driver.wire.sent[-1][0].hand
-    assert hand == pytest.approx((DEFAULT.hand.rate * 0.25,) * 5)  # 0.05 s + 0.2 s
+    # from the reported 10 %, for 0.05 s + 0.2 s
+    assert hand == pytest.approx((10.0 + DEFAULT.hand.rate * 0.25,) * 5)
     driver.hold()
     driver.tick()
     assert driver.wire.sent[-1] == (Motion(hand=hand), False)  # the hand is not opened
@@ -169,6 +173,56 @@ def test_panel_sets_the_hand():
     driver.hold("leftshoulder", "dpright")
     driver.tick()
     assert driver.wire.sent[-1][0].hand == POSES["point"]
+
+
+def test_with_the_hand_unknown_the_triggers_move_nothing_until_a_preset():
+    driver = Driver()
+    driver.arm(righttrigger=1.0)  # "close", with nothing known of the hand
+    driver.tick(dt=0.5)
+    assert all(m.hand is None for m, _ in driver.wire.sent)  # never integrated from 0 %
+    status = driver.controller.status()
+    assert status.hand is None and status.hand_note == HAND_UNKNOWN
+    driver.hold("leftshoulder", "dpdown")  # the power grip preset
+    driver.tick()
+    assert driver.wire.sent[-1][0].hand == POSES["power"]
+    assert driver.controller.status().hand_note == ""
+    driver.hold("leftshoulder", righttrigger=1.0)
+    driver.tick(dt=0.05)
+    assert driver.wire.sent[-1][0].hand == pytest.approx(
+        tuple(min(100.0, f + DEFAULT.hand.rate * 0.05) for f in POSES["power"]))
+
+
+def test_a_reported_hand_clears_the_note():
+    driver = Driver()
+    driver.link = {"hand": (30.0, 30.0, 30.0, 30.0, 30.0, math.nan, math.nan)}
+    driver.tick()
+    assert driver.controller.status().hand_note == ""
+    driver.link = {"hand": (30.0, math.nan, 30.0, 30.0, 30.0)}  # a finger unknown
+    driver.tick()
+    assert driver.controller.status().hand_note == HAND_UNKNOWN
+
+
+def test_another_robot_gets_neither_the_old_hand_nor_the_old_gear():
+    driver = Driver()
+    driver.controller.set_hand((90.0,) * 5)  # holding something on rover-1
+    driver.arm()
+    driver.hold("leftshoulder", "a")  # reverse
+    driver.tick()
+    status = driver.controller.status()
+    assert (status.hand, status.gear) == ((90.0,) * 5, Gear.REVERSE)
+    before = len(driver.wire.sent)
+    driver.link = {"robot": "humanoid-1"}
+    driver.hold("leftshoulder")
+    driver.tick()
+    status = driver.controller.status()
+    assert (status.robot, status.hand, status.gear) == ("humanoid-1", None, None)
+    driver.hold()
+    driver.tick()
+    driver.hold("leftshoulder", lefty=-1.0)
+    driver.tick()
+    new = driver.wire.sent[before:]
+    assert new[-1][1]  # armed on the new robot, with nothing of the old one's
+    assert all(m.hand is None and m.gear is None for m, _ in new)
 
 
 def test_gear_never_changes_while_moving_and_speed_ramps():

@@ -132,7 +132,7 @@ def test_trigger01():
 
 def test_triggers_close_and_open_the_hand_at_the_rate():
     rate = DEFAULT.hand.rate
-    closed = next_hand(DEFAULT.hand, reading(righttrigger=1.0), None, 0.25)
+    closed = next_hand(DEFAULT.hand, reading(righttrigger=1.0), (0.0,) * 5, 0.25)
     assert closed == pytest.approx((rate * 0.25,) * 5)
     opened = next_hand(DEFAULT.hand, reading(lefttrigger=1.0), closed, 0.1)
     assert opened == pytest.approx((rate * 0.15,) * 5)
@@ -144,6 +144,18 @@ def test_released_triggers_hold_the_hand():
     hand = (10.0, 20.0, 30.0, 40.0, 50.0)
     assert next_hand(DEFAULT.hand, reading(righttrigger=0.02), hand, 0.05) == hand
     assert next_hand(DEFAULT.hand, reading(), None, 0.05) is None
+
+
+def test_without_a_target_the_triggers_start_from_the_reported_hand_or_move_nothing():
+    rate = DEFAULT.hand.rate
+    holding = (60.0, 70.0, 70.0, 70.0, 70.0, 50.0, 40.0)  # as reported, with the two extras
+    closed = next_hand(DEFAULT.hand, reading(righttrigger=1.0), None, 0.1, holding)
+    assert closed == pytest.approx(tuple(f + rate * 0.1 for f in holding[:5]))
+    for trigger in ("righttrigger", "lefttrigger"):  # nothing known: nothing moves
+        assert next_hand(DEFAULT.hand, reading(**{trigger: 1.0}), None, 0.1) is None
+    target = (20.0,) * 5  # a target wins over the report
+    assert next_hand(DEFAULT.hand, reading(righttrigger=1.0), target, 0.1, holding) == \
+        pytest.approx((20.0 + rate * 0.1,) * 5)
 
 
 def test_presets_set_every_finger():

@@ -152,6 +152,22 @@ def test_bow_hand_clamps_and_keeps_digits_not_given_or_not_finite() -> None:
                       "thumbOpposition": pytest.approx(0.1)}
 
 
+def test_bow_leaves_the_digits_it_does_not_control_alone_and_stops_hold_them() -> None:
+    adapter = BowAdapter("humanoid-1", "fleet/humanoid-1/motor")
+    fingers = (60.0, 70.0, 80.0, 90.0, 100.0)  # the five the profile maps
+    digits = read(adapter.messages(Motion(linear=0.2, hand=fingers), 1, 0.0))[
+        "gripperObjective"]["handMapPercentage"]
+    assert [digits[name] for name in HAND_DIGITS[:5]] == pytest.approx(
+        [f / 100 for f in fingers])
+    assert math.isnan(digits["fingerAdduction"]) and math.isnan(digits["thumbOpposition"])
+    stop = read(adapter.stop(2, DT))
+    assert floats(stop["locomotion"]) == [0.0] * 6
+    held = stop["gripperObjective"]["handMapPercentage"]
+    assert [held[name] for name in HAND_DIGITS[:5]] == pytest.approx(
+        [f / 100 for f in fingers])  # explicit: the fingers hold what was sent
+    assert math.isnan(held["fingerAdduction"]) and math.isnan(held["thumbOpposition"])
+
+
 # -- autoware VehicleCommand ---------------------------------------------------------------
 def car_fields(outgoing: list[Outgoing]) -> tuple[str, float, float, float]:
     command = read(outgoing)
@@ -246,12 +262,21 @@ def test_no_adapter_ever_writes_nan_and_the_car_never_shifts_while_moving(
     car = adapters[2]
     assert isinstance(car, CarAdapter)
     now, previous = 0.0, ("drive", 0.0)
+    given = [False] * len(HAND_DIGITS)  # digits the bow adapter was given a target for
     for seq, (motion, dt, stop) in enumerate(steps):
         now += dt
         outs = [adapter.stop(seq, now) if stop else adapter.messages(motion, seq, now)
                 for adapter in adapters]
+        if not stop and motion.hand is not None:
+            given = [g or (i < len(motion.hand) and math.isfinite(motion.hand[i]))
+                     for i, g in enumerate(given)]
         for out in outs:
-            assert all(math.isfinite(f) for f in floats(read(out)))
+            message = read(out)
+            grip = message.pop("gripperObjective", None)
+            if grip is not None:  # NaN only in a digit never given a target: left alone
+                digits = [grip["handMapPercentage"][name] for name in HAND_DIGITS]
+                assert [math.isfinite(d) for d in digits] == given
+            assert all(math.isfinite(f) for f in floats(message))
         gear, speed, _, _ = car_fields(outs[2])
         assert speed >= 0.0
         if gear != previous[0]:
