@@ -129,6 +129,10 @@ class GoalTool:
         goal, robot = self.goal, self.robot_id
         if goal is None or robot is None or self.tracker is not None:
             return
+        refused = self.panel.host.motion_refused(robot)
+        if refused:
+            self.panel.host.show_message(f"Goal not sent: {refused}")
+            return
         station = self.panel.host.station
         info = next((r for r in station.robots() if r.robot_id == robot), None)
         route = goal_route(robot, info.catalog if info else None, station.root)

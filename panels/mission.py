@@ -35,6 +35,7 @@ STATUS_COLOURS = {"running": ONLINE, "starting": ONLINE, "complete": ONLINE,
                   "paused": WARNING, "blocked": WARNING, "aborted": ALARM, "error": ALARM}
 RESULT_COLOURS = {"done": ONLINE, "answered": WARNING, "timeout": ALARM, "waiting": OFFLINE}
 MAX_WAYPOINTS = 1000
+MOVING_ACTIONS = ("start", "resume")  # refused while the robot may not move; pause, abort never
 
 
 class WaypointError(ValueError):
@@ -175,6 +176,10 @@ class MissionPanel(PanelBase):
                 what = f"{action.capitalize()} {mission.name}"
             if self._robot is None:
                 raise CommandError("no robot chosen")
+            refused = self.host.motion_refused(self._robot) \
+                if action in MOVING_ACTIONS else ""
+            if refused:
+                raise CommandError(refused)
             self._sent = self.host.station.commands.send(self._robot, "mission", what, fill)
             self.result.setText("sent…")
             self.result.setStyleSheet(f"color:{OFFLINE};")

@@ -1,23 +1,22 @@
-"""Teleop panel: drive the active robot through the window's teleop session.
+"""Teleop panel: shows and edits how the window drives the active robot.
 
 It shows whether commands move the robot (the arming state, big, with its reason), the
 input live with the profile's dead zones, what is sent (and lets the operator set the hand's
-fingers), the command clock, the link and the speed scale. The input is a gamepad (SDL's
-thread, started when chosen), the keyboard (keys reach the drive view while it has focus)
-or the on-screen stick with a hold-to-drive button. Profiles come from the config dir; a
-minimal editor changes dead zone, expo and limits live. The session is the window's: closing
-the panel takes its input away (the robot stops) but keeps the session.
+fingers), the command clock, the link and the speed scale. The devices and the session are
+the window's (``host.operator``, ``host.teleop()``), so closing or hiding this panel changes
+nothing about driving: here the operator picks the input (automatic: a plugged pad, else
+the keyboard; the keyboard's keys reach the drive view while it has focus; the on-screen
+stick with a hold-to-drive button) and the profile. Profiles come from the config dir; a
+minimal editor changes dead zone, expo and limits, never beyond the profile's caps.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import threading
-import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent, QKeySequence
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -38,17 +37,16 @@ from PySide6.QtWidgets import (
 )
 
 from app.inputs.keyboard import KeyboardInput
+from app.qt.operator import SOURCES, Operator
 from app.qt.panel_api import PanelHost
 from app.station.frame import FrameBatch
 from app.teleop.arming import Arming
-from app.teleop.model import InputState
 from app.teleop.profiles import (
     AXES,
     DEFAULT,
     FINGERS,
     Profile,
     ProfileError,
-    choose_profile,
     list_profiles,
     save_profile,
 )
@@ -61,9 +59,6 @@ if TYPE_CHECKING:
     from app.inputs.gamepad import Gamepad
     from app.teleop.session import TeleopSession
 
-SOURCES = {"gamepad": "Gamepad", "keyboard": "Keyboard", "stick": "On-screen stick"}
-READING_PERIOD_MS = 50  # keyboard and on-screen stick readings (20 Hz): a held key stays fresh
-GAMEPAD_START_MS = 200
 SHOW_PERIOD_S = 0.066  # labels refresh at ~15 Hz, not every frame
 STATE_COLOURS = {Arming.ARMED: ONLINE, Arming.DISARMED: OFFLINE, Arming.STALE: WARNING,
                  Arming.ESTOP: ALARM}
@@ -88,40 +83,45 @@ class DriveView(QWidget):
     """The input previews; while it has focus the keyboard drives (keys forwarded by name,
     auto-repeats ignored, everything released when focus goes)."""
 
-    def __init__(self, keyboard: KeyboardInput, changed: Any) -> None:
+    def __init__(self, operator: Operator) -> None:
         super().__init__()
-        self.keyboard = keyboard
-        self._changed = changed
-        self.takes_keys = False
+        self.operator = operator
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
+    @property
+    def takes_keys(self) -> bool:
+        return self.operator.driving_source() == "keyboard"
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if self.takes_keys and self.keyboard.handles(key_name(event)):
+        if self.takes_keys and self.operator.keyboard.handles(key_name(event)):
             if not event.isAutoRepeat():
-                self.keyboard.press(key_name(event))
-                self._changed()
+                self.operator.press_key(key_name(event))
             event.accept()
             return
         super().keyPressEvent(event)
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
-        if self.takes_keys and self.keyboard.handles(key_name(event)):
+        if self.takes_keys and self.operator.keyboard.handles(key_name(event)):
             if not event.isAutoRepeat():
-                self.keyboard.release(key_name(event))
-                self._changed()
+                self.operator.release_key(key_name(event))
             event.accept()
             return
         super().keyReleaseEvent(event)
 
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """A click gives the keyboard to the drive view, also when the chosen pad is not
+        there."""
+        if self.operator.source == "gamepad" and not self.operator.pads():
+            self.operator.set_source("auto")
+        super().mousePressEvent(event)
+
     def focusInEvent(self, event: QFocusEvent) -> None:
-        self.keyboard.set_focus(True)
-        self._changed()
+        self.operator.set_keyboard_focus(True)
         self.update()
         super().focusInEvent(event)
 
     def focusOutEvent(self, event: QFocusEvent) -> None:
-        self.keyboard.set_focus(False)
-        self._changed()
+        self.operator.set_keyboard_focus(False)
         self.update()
         super().focusOutEvent(event)
 
@@ -133,19 +133,9 @@ class TeleopPanel(PanelBase):
     def __init__(self, host: PanelHost) -> None:
         super().__init__(host)
         self.session: TeleopSession = host.teleop()
-        self.profile: Profile = DEFAULT
-        self.source = ""
-        self._wanted_source = "gamepad"  # until the first turn of the event loop
-        self.gamepad: Gamepad | None = None
-        self.keyboard = KeyboardInput()
-        self.keyboard.set_focus(False)
-        self._lock = threading.Lock()  # readings arrive on the gamepad's thread
-        self._input: InputState | None = None
-        self._ranges: dict[str, list[float]] = {}
-        self._stick_xy = (0.0, 0.0)
-        self._stick_deadman = False
+        self.operator: Operator = host.operator
         self._shown_at = 0.0
-        self._closed = False
+        self._shown_source = ""
 
         self.state_label = QLabel("DISARMED")
         font = QFont(self.state_label.font())
@@ -180,27 +170,23 @@ class TeleopPanel(PanelBase):
         layout.addLayout(top)
         layout.addWidget(self.tabs, 1)
 
-        self.timer = QTimer(self)
-        self.timer.setInterval(READING_PERIOD_MS)
-        self.timer.timeout.connect(self._feed)
         self.refresh_profiles()
         self._show_profile()
-        # Chosen on the next turn of the event loop, so a restored state picks the source
-        # (and the gamepad thread does not start for a panel that is restored otherwise).
-        QTimer.singleShot(0, self, lambda: self.set_source(self._wanted_source))
+        self._show_source()
+        self.operator.changed.connect(self._operator_changed)
 
     # -- building --------------------------------------------------------------------------
     def _build_drive(self) -> QWidget:
-        self.drive = DriveView(self.keyboard, self._feed)
+        self.drive = DriveView(self.operator)
         self.previews = {"left": StickPreview("left"), "right": StickPreview("right")}
         self.triggers = {"lefttrigger": TriggerPreview("LT"),
                          "righttrigger": TriggerPreview("RT")}
         self.stick = VirtualStick()
-        self.stick.moved.connect(self._stick_moved)
+        self.stick.moved.connect(self.operator.set_stick)
         self.deadman_button = QPushButton("Hold to drive")
         self.deadman_button.setMinimumHeight(36)
-        self.deadman_button.pressed.connect(lambda: self._set_stick_deadman(True))
-        self.deadman_button.released.connect(lambda: self._set_stick_deadman(False))
+        self.deadman_button.pressed.connect(lambda: self.operator.set_stick_deadman(True))
+        self.deadman_button.released.connect(lambda: self.operator.set_stick_deadman(False))
         self.keys_hint = QLabel("Click here, then W A S D / arrows; hold Space to drive, "
                                 "Shift for turbo")
         self.keys_hint.setWordWrap(True)
@@ -297,99 +283,52 @@ class TeleopPanel(PanelBase):
         return page
 
     # -- inputs ------------------------------------------------------------------------------
+    @property
+    def source(self) -> str:
+        return self.operator.source
+
+    @property
+    def gamepad(self) -> Gamepad | None:
+        return self.operator.gamepad
+
+    @property
+    def keyboard(self) -> KeyboardInput:
+        return self.operator.keyboard
+
+    @property
+    def profile(self) -> Profile:
+        return self.operator.profile
+
     def set_source(self, source: str) -> None:
-        if source not in SOURCES or self._closed:
-            return
-        if source == self.source:
-            return
-        self.source = source
+        self.operator.set_source(source)
+        if self.operator.driving_source() == "keyboard":
+            self.drive.setFocus()
+
+    def _operator_changed(self) -> None:
+        self._show_source()
+        if self.profile_box.currentText() != self.profile.name:
+            self.refresh_profiles()
+        self._show_profile()
+
+    def _show_source(self) -> None:
+        """The source box and the controls of the device that drives."""
+        source, driving = self.operator.source, self.operator.driving_source()
         self.source_box.setCurrentIndex(list(SOURCES).index(source))
-        if source != "gamepad" and self.gamepad is not None:
-            self.gamepad.stop()
-            self.gamepad = None
-        self._stick_deadman = False
-        self.stick.release()
-        self.keyboard.release_all()
-        self._reading(None)
-        keys, stick = source == "keyboard", source == "stick"
-        self.drive.takes_keys = keys
-        self.keys_hint.setVisible(keys)
-        self.stick.setVisible(stick)
-        self.deadman_button.setVisible(stick)
-        self.input_label.setText("")
-        if source == "gamepad":
-            self.timer.stop()
-            # SDL starts once the window has painted: the first frame does not wait for it.
-            QTimer.singleShot(GAMEPAD_START_MS, self, self._start_gamepad)
-        else:
-            self.timer.start()
-            if keys:
-                self.keyboard.set_focus(self.drive.hasFocus())
-                self.drive.setFocus()
-            self._feed()
-
-    def _start_gamepad(self) -> None:
-        if self.source != "gamepad" or self.gamepad is not None or self._closed:
-            return
-        from app.inputs.gamepad import Gamepad
-
-        gamepad = Gamepad(self._reading)
-        try:
-            gamepad.start()
-        except RuntimeError as exc:
-            self.input_label.setText(f"Gamepad: {exc}")
-            return
-        self.gamepad = gamepad
-        if gamepad.error:
-            self.input_label.setText(gamepad.error)
-
-    def _reading(self, state: InputState | None) -> None:
-        """Every reading of the current source (any thread): kept for the previews and the
-        raw ranges, and handed to the session."""
-        with self._lock:
-            self._input = state
-            for axis, value in (state.axes.items() if state is not None else ()):
-                seen = self._ranges.setdefault(axis, [value, value])
-                seen[0], seen[1] = min(seen[0], value), max(seen[1], value)
-        self.session.set_input(state)
-
-    def _feed(self) -> None:
-        """A reading of the keyboard or the on-screen stick, as often as the timer asks."""
-        if self.source == "keyboard":
-            self._reading(self.keyboard.reading())
-        elif self.source == "stick":
-            x, y = self._stick_xy
-            buttons = frozenset((self.profile.deadman,)) if self._stick_deadman else frozenset()
-            axes = {axis: 0.0 for axis in AXES} | {"lefty": y, "rightx": x}
-            self._reading(InputState(axes=axes, buttons=buttons, read_at=time.monotonic(),
-                                     device="on-screen stick"))
-
-    def _stick_moved(self, x: float, y: float) -> None:
-        self._stick_xy = (x, y)
-        self._feed()
-
-    def _set_stick_deadman(self, held: bool) -> None:
-        self._stick_deadman = held
-        self._feed()
+        self.keys_hint.setVisible(driving == "keyboard")
+        self.stick.setVisible(driving == "stick")
+        self.deadman_button.setVisible(driving == "stick")
+        if driving != "stick":
+            self.stick.release()
+        self._shown_source = driving
 
     def _finger_changed(self) -> None:
         self.session.controller.set_hand(tuple(float(s.value()) for s in self.fingers))
 
-    def _keyboard_for(self, profile: Profile) -> None:
-        """Space and Shift read as this profile's deadman and turbo buttons."""
-        keyboard = KeyboardInput(deadman_button=profile.deadman,
-                                 turbo_button=profile.turbo or "rightshoulder")
-        keyboard.set_focus(self.drive.hasFocus())
-        self.keyboard = self.drive.keyboard = keyboard
-        self._feed()
-
     def reset_ranges(self) -> None:
-        with self._lock:
-            self._ranges.clear()
+        self.operator.reset_ranges()
 
     def ranges(self) -> dict[str, tuple[float, float]]:
-        with self._lock:
-            return {axis: (low, high) for axis, (low, high) in self._ranges.items()}
+        return self.operator.ranges()
 
     # -- profiles ------------------------------------------------------------------------------
     def refresh_profiles(self) -> None:
@@ -398,18 +337,10 @@ class TeleopPanel(PanelBase):
         self.profile_box.setCurrentText(self.profile.name)
 
     def choose_profile(self, name: str) -> None:
-        profile, reason = choose_profile(self.host.config_dir, name)
+        reason = self.operator.choose_profile(name)
         self.profile_reason.setText(reason)
         if reason:
             self.host.show_message(reason)
-        self._use(profile)
-
-    def _use(self, profile: Profile) -> None:
-        if (profile.deadman, profile.turbo) != (self.profile.deadman, self.profile.turbo):
-            self._keyboard_for(profile)
-        self.profile = profile
-        self.session.controller.set_profile(profile)
-        self._show_profile()
 
     def _show_profile(self) -> None:
         profile = self.profile
@@ -441,7 +372,7 @@ class TeleopPanel(PanelBase):
                 for output, m in profile.axes.items()}
         normal = dataclasses.replace(profile.limits.normal, **{
             name: box.value() for name, box in self.limit_boxes.items()})
-        self._use(dataclasses.replace(
+        self.operator.use_profile(dataclasses.replace(
             profile, axes=axes, limits=dataclasses.replace(profile.limits, normal=normal)))
 
     def save_profile(self) -> None:
@@ -456,8 +387,7 @@ class TeleopPanel(PanelBase):
             self.profile_reason.setText(f"Not saved: {exc}")
             return
         self.profile_reason.setText("")
-        self.profile = dataclasses.replace(self.profile, name=name)
-        self.session.controller.set_profile(self.profile)
+        self.operator.use_profile(dataclasses.replace(self.profile, name=name))
         self.refresh_profiles()
         self.host.show_message(f"Teleop profile saved to {path}")
 
@@ -477,21 +407,29 @@ class TeleopPanel(PanelBase):
         self.state_label.setText(f"{teleop.state.value.upper()} — {reason}")
         self.state_label.setStyleSheet(
             f"color:#111;background:{colour};border-radius:4px;padding:4px;")
-        with self._lock:
-            reading = self._input
+        reading = self.operator.latest()
+        if self.operator.driving_source() != self._shown_source:
+            self._show_source()  # a pad plugged or pulled while the source is automatic
         axes = reading.axes if reading is not None else {}
         self.previews["left"].set_value(axes.get("leftx", 0.0), axes.get("lefty", 0.0))
         self.previews["right"].set_value(axes.get("rightx", 0.0), axes.get("righty", 0.0))
         for trigger, preview in self.triggers.items():
             preview.set_value(axes.get(trigger, 0.0))
-        if self.source == "gamepad" and not self.input_label.text().startswith("Gamepad:"):
-            self.input_label.setText(teleop.device or "no gamepad plugged")
-        elif self.source == "keyboard":
-            self.input_label.setText("keys reach the drive view" if self.drive.hasFocus()
-                                     else "click the drive view to use the keyboard")
+        self.input_label.setText(self._input_text(teleop.device))
         self._show_outputs(status)
         self._show_stats(status)
         self._show_ranges(axes)
+
+    def _input_text(self, device: str) -> str:
+        driving = self.operator.driving_source()
+        if self.operator.gamepad_error and self.operator.source == "gamepad":
+            return self.operator.gamepad_error
+        if driving == "gamepad":
+            return device or "no gamepad plugged"
+        if driving == "keyboard":
+            return "keys reach the drive view" if self.drive.hasFocus() \
+                else "click the drive view to use the keyboard"
+        return "on-screen stick"
 
     def _show_outputs(self, status: Any) -> None:
         teleop = status.teleop
@@ -517,10 +455,11 @@ class TeleopPanel(PanelBase):
         self.stats["link"].setText(_ms(link.data_age_s) + ("" if link.live else
                                                            f" ({link.reason})"))
         self.stats["round_trip"].setText(_ms(link.round_trip_s))
-        self.stats["scale"].setText(f"{teleop.scale * 100:.0f} %"
+        robot = status.link.selected
+        self.stats["scale"].setText("— (no robot)" if not robot else
+                                    f"{teleop.scale * 100:.0f} %"
                                     + (f" ({teleop.scale_reason})" if teleop.scale_reason
                                        else "") + (" turbo" if teleop.turbo else ""))
-        robot = status.link.selected
         self.stats["output"].setText(status.output or (
             f"nothing sent to {robot} yet" if robot else "nothing: no robot selected"))
         self.stats["estop"].setText("not engaged" if estop is None or not (
@@ -541,25 +480,19 @@ class TeleopPanel(PanelBase):
 
     # -- the panel contract --------------------------------------------------------------------
     def save_state(self) -> dict[str, Any]:
-        return {"source": self.source or self._wanted_source, "profile": self.profile.name}
+        """The profile; the input is the window's choice, kept across layouts."""
+        return {"profile": self.profile.name}
 
     def restore_state(self, state: dict[str, Any]) -> None:
-        source = state.get("source")
-        if isinstance(source, str) and source in SOURCES:
-            self._wanted_source = source  # started on the next turn of the event loop
         profile = state.get("profile")
         if isinstance(profile, str) and profile and profile != DEFAULT.name:
             self.choose_profile(profile)
             self.refresh_profiles()
 
     def shutdown(self) -> None:
-        """The input goes (the robot stops); the window keeps the session."""
-        self._closed = True
-        self.timer.stop()
-        if self.gamepad is not None:
-            self.gamepad.stop()
-            self.gamepad = None
-        self.session.set_input(None)
+        """The window keeps the devices and the session: driving goes on without the
+        panel."""
+        self.operator.changed.disconnect(self._operator_changed)
 
 
 def _scrolled(page: QWidget) -> QScrollArea:

@@ -15,7 +15,7 @@ apt_packages=(
   libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xfixes0 libxcb-xinerama0
   libxcb-xkb1 libx11-xcb1
 )
-[ "$purpose" = test ] && apt_packages+=(xvfb xauth)
+[ "$purpose" = test ] && apt_packages+=(xvfb xauth xdotool)
 
 missing=()
 for pkg in "${apt_packages[@]}"; do

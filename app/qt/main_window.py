@@ -26,17 +26,18 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QToolBar,
-    QToolButton,
+    QSizePolicy,
 )
 
 from app import logs, resources
 from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layout
 from app.priority import lower_background
 from app.qt.frame_clock import FrameClock
+from app.qt.operator import Operator
 from app.qt.panel_api import Panel, PanelRegistry
 from app.qt.playback import OPEN_LOG_SHORTCUT, PlaybackControls
 from app.qt.recording import RecordingControls
+from app.qt.safety_bar import SafetyBar
 from app.station.connection import Connection, ConnectionChoice
 from app.station.frame import FrameBatch
 from app.station.interests import Interest, LaneStats
@@ -52,19 +53,15 @@ TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this
 VISIBLE_PERIOD_S = 0.1
 SETTLED_MS = 3000  # after the first show: the layout's panels have drawn (and imported)
 STATUS_TEXT_MAX = 160  # a longer connection problem is cut (the tooltip has it whole)
+STATUS_LABEL_MIN_PX = 160
 AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
     "right": Qt.DockWidgetArea.RightDockWidgetArea,
     "top": Qt.DockWidgetArea.TopDockWidgetArea,
     "bottom": Qt.DockWidgetArea.BottomDockWidgetArea,
 }
-# Quick with one hand, but two keys: never hit by a stray press. Space alone is the
-# keyboard's deadman, so Ctrl+Space is under the thumb while driving.
-ESTOP_SHORTCUT = "Ctrl+Space"
-ESTOP_STYLE = ("QToolButton{background:#b62324;color:#ffffff;font-weight:bold;font-size:16px;"
-               "border:2px solid #ff7b72;border-radius:4px;padding:2px 18px;}"
-               "QToolButton:pressed{background:#8e1519;}")
-ESTOP_ENGAGED_STYLE = ESTOP_STYLE.replace("#b62324", "#f85149").replace("#ff7b72", "#ffffff")
+SAFETY_PERIOD_S = 0.066  # the arming banner and the e-stop refresh at ~15 Hz
+GAMEPAD_START_MS = 200  # SDL starts once the window has painted: the first frame never waits
 SESSION_COLOURS = {"online": "#3fb950", "connecting": "#d29922", "offline": "#f85149",
                    "error": "#f85149", "playback": "#388bfd"}
 
@@ -95,6 +92,7 @@ class MainWindow(QMainWindow):
         self._settled.timeout.connect(_freeze_settled_objects)
         self._alerts: dict[str, str] = {}  # dock object name -> what it alerts about
         self._teleop: TeleopSession | None = None
+        self._safety_at = -math.inf
         self.live_data_at: float | None = None  # when panels on screen first got robot data
         self.setWindowTitle("Fieldstation")
         self.setWindowIcon(_icon("fieldstation"))
@@ -105,6 +103,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_menus()
         self._build_safety_bar()
+        self.operator = Operator(self.teleop, config_dir, self)
         self.recording = RecordingControls(self)
         self.playback = PlaybackControls(self)
         self.clock = FrameClock(self.tick, parent=self)
@@ -196,50 +195,86 @@ class MainWindow(QMainWindow):
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 app.applicationStateChanged.connect(self._application_state_changed)
-                self._application_state_changed(app.applicationState())
+                self._application_state_changed()
         return self._teleop
 
-    def _application_state_changed(self, state: Qt.ApplicationState) -> None:
+    def _application_state_changed(self, _: Qt.ApplicationState | None = None) -> None:
+        """The station drives only while it is the active application and no dialog is
+        open over it (a modal dialog leaves the application active)."""
         if self._teleop is not None:
-            self._teleop.set_focus(state == Qt.ApplicationState.ApplicationActive)
+            active = QApplication.applicationState() == Qt.ApplicationState.ApplicationActive
+            self._teleop.set_focus(active and not self.safety_bar.dialog_open())
 
     def engage_estop(self) -> None:
-        """The e-stop for the active robot, from any state."""
+        """The e-stop of the active robot (with none active, of every robot online), from
+        any state."""
+        if self.station.status.playback:
+            self.show_message("Playback: nothing is sent to any robot")
+            return
         self.teleop().engage_estop()
-        self._show_estop(True)
-        who = self.active_robot or "no robot selected"
-        self.show_message(f"E-STOP engaged ({who})")
+        self._show_estop()
+        self.show_message(f"E-STOP engaged ({self.active_robot or 'every robot online'})")
 
     def release_estop(self) -> bool:
-        """Releases the e-stop after the operator confirms it; whether it was released."""
-        if not self.estop_engaged():
-            self.show_message("The e-stop is not engaged here")
+        """Releases the active robot's e-stop after the operator confirms it; whether it
+        was released. Other robots' e-stops stay engaged."""
+        who = self.active_robot
+        if who is None or who not in self.estopped_robots():
+            self.show_message("The active robot's e-stop is not engaged here")
             return False
-        who = self.active_robot or "no robot"
         answer = QMessageBox.question(
             self, "Release e-stop",
-            f"Release the e-stop of {who}?\n\nThe robot may move again once the deadman "
-            "is pressed.", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            f"Release the e-stop of {who}?\n\nNothing moves until the deadman is pressed "
+            "again.", QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel)
         if answer != QMessageBox.StandardButton.Yes:
             return False
-        self.teleop().release_estop()
-        self._show_estop(False)
-        self.show_message(f"E-stop released ({who})")
-        return True
+        released = self.teleop().release_estop(who)
+        self._show_estop()
+        if released:
+            self.show_message(f"E-stop released ({who})")
+        return released
+
+    def estopped_robots(self) -> list[str]:
+        """The robots whose e-stop is engaged from this station."""
+        if self._teleop is None:
+            return []
+        return [robot for robot, status in self._teleop.estops().items() if status.engaged]
+
+    def motion_refused(self, robot_id: str) -> str:
+        """Why a command that moves ``robot_id`` (a goal, a mission started or resumed) must
+        not be sent now; "" when it may. Stopping commands are never refused."""
+        if self.station.status.playback:
+            return "playback: nothing is sent to any robot"
+        if robot_id in self.estopped_robots():
+            return f"{robot_id}'s e-stop is engaged from this station"
+        vitals = self.station.vitals.snapshot().get(robot_id)
+        if vitals is not None and vitals.status is not None and vitals.status.estop:
+            return f"{robot_id} reports its e-stop engaged"
+        critical = next((f for f in vitals.faults if f.severity == "critical"), None) \
+            if vitals is not None else None
+        if critical is not None:
+            return f"{robot_id} has a critical fault: {critical.code}"
+        return ""
 
     def estop_engaged(self) -> bool:
-        """Engaged here: the button, the shortcut or the gamepad's e-stop button."""
-        if self._teleop is None:
-            return False
-        status = self._teleop.status()
-        return status.teleop.estop or (status.estop is not None and status.estop.engaged)
+        """The active robot's e-stop is engaged here (with none active: any robot's)."""
+        engaged = self.estopped_robots()
+        return self.active_robot in engaged if self.active_robot else bool(engaged)
 
-    def _show_estop(self, engaged: bool | None = None) -> None:
-        engaged = self.estop_engaged() if engaged is None else engaged
-        self.estop_action.setText("E-STOP ENGAGED" if engaged else "E-STOP")
-        self._estop_button.setStyleSheet(ESTOP_ENGAGED_STYLE if engaged else ESTOP_STYLE)
-        self.release_estop_action.setEnabled(engaged)
+    def _show_estop(self) -> None:
+        engaged = self.estopped_robots()
+        active = self.active_robot in engaged if self.active_robot else bool(engaged)
+        self.safety_bar.show_estop(active, engaged, bool(self.station.status.playback))
+
+    def _show_safety(self) -> None:
+        """The arming banner and the e-stop, from the session's status."""
+        self.safety_bar.watch_dialogs()
+        if self._teleop is None:
+            return
+        status = self._teleop.status().teleop
+        self.safety_bar.show_state(status.state, status.robot, status.reason, status.device)
+        self._show_estop()
 
     # -- alerts: kept in the status bar and on the panel's tab until seen --------------------
     def alert(self, panel: Any, text: str) -> None:
@@ -271,6 +306,7 @@ class MainWindow(QMainWindow):
         self._alert_label.setText(f"<a href='{name}' style='color:#ffffff;"
                                   f"text-decoration:none'>⚠ {text}"
                                   + (f" (+{more})" if more else "") + "</a>")
+        self._alert_label.setToolTip(f"{text}\n\nClick to see it")
         self._alert_label.show()
 
     def _alert_clicked(self, name: str) -> None:
@@ -322,6 +358,9 @@ class MainWindow(QMainWindow):
             for panel in self._panels.values():
                 if panel not in visible:
                     panel.watch(batch)
+        if now - self._safety_at >= SAFETY_PERIOD_S:
+            self._safety_at = now
+            self._show_safety()
         if self.live_data_at is None and visible and _shows_live_data(batch):
             self.live_data_at = time.time()
 
@@ -335,8 +374,6 @@ class MainWindow(QMainWindow):
         self._lanes = self.station.feeds.lane_stats()
         self._refresh_status_bar()
         self.recording.refresh()
-        if self._teleop is not None:
-            self._show_estop()
 
     # -- layouts ---------------------------------------------------------------------------
     def current_layout(self, name: str = "") -> Layout:
@@ -491,7 +528,11 @@ class MainWindow(QMainWindow):
     # -- connection -----------------------------------------------------------------------
     def reconnect(self, choice: ConnectionChoice) -> None:
         """Swaps the session under the station (off this thread); panels and other
-        consumers keep what they asked for."""
+        consumers keep what they asked for. The robot driven gets its stops first, on the
+        session they can still leave by."""
+        if self._teleop is not None:
+            self._teleop.select(None)
+            self._teleop.flush()
         self.connection.switch(choice)
         self.set_active_robot(None)
         self.refresh_mode()
@@ -539,6 +580,11 @@ class MainWindow(QMainWindow):
         self._alert_label.setToolTip("Click to see it")
         self._alert_label.linkActivated.connect(self._alert_clicked)
         self._alert_label.hide()
+        for label in (self._session_label, self._alert_label):
+            # Long text (a refused connection, a fault's message) is cut, the tooltip has
+            # it whole: nothing in the status bar may widen the window past the screen.
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            label.setMinimumWidth(STATUS_LABEL_MIN_PX)
         bar.insertPermanentWidget(0, self._alert_label)  # a message must not hide it
         for widget in (self._sim_badge, self._playback_badge, self._session_label,
                        self._robots_label, self._errors_label, self._internal_label,
@@ -620,31 +666,14 @@ class MainWindow(QMainWindow):
         self._action(help_menu, "&About Fieldstation", None, self._about, "about")
 
     def _build_safety_bar(self) -> None:
-        """The E-STOP and its release in the menu bar's corner: on screen in every layout
-        (full screen included) without taking a row from the docks."""
-        self.estop_action = QAction("E-STOP", self)
-        self.estop_action.setShortcut(QKeySequence(ESTOP_SHORTCUT))
-        self.estop_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
-        self.estop_action.setToolTip(f"Emergency stop of the active robot ({ESTOP_SHORTCUT})")
-        self.estop_action.triggered.connect(self.engage_estop)
-        self.addAction(self.estop_action)  # the shortcut works whatever has focus
-        self.release_estop_action = QAction("Release e-stop…", self)
-        self.release_estop_action.setToolTip("Release the e-stop (asks to confirm)")
-        self.release_estop_action.triggered.connect(self.release_estop)
-        self.release_estop_action.setEnabled(False)
-        bar = QToolBar("Safety", self)
-        bar.setObjectName("safety-bar")
-        bar.setMovable(False)
-        bar.setFloatable(False)
-        bar.addAction(self.release_estop_action)
-        bar.addAction(self.estop_action)
-        button = bar.widgetForAction(self.estop_action)
-        assert isinstance(button, QToolButton)
-        self._estop_button = button
-        button.setObjectName("estop-button")
-        button.setStyleSheet(ESTOP_STYLE)
-        button.setMinimumSize(140, 30)
-        self.menuBar().setCornerWidget(bar, Qt.Corner.TopRightCorner)
+        """The arming banner, the E-STOP and its release in the menu bar's corner: on screen
+        in every layout (full screen included) without taking a row from the docks."""
+        self.safety_bar = SafetyBar(self, self.engage_estop, self.release_estop,
+                                    lambda _: self._application_state_changed())
+        self.estop_action = self.safety_bar.estop_action
+        self.release_estop_action = self.safety_bar.release_action
+        self._estop_button = self.safety_bar.estop_button
+        self.menuBar().setCornerWidget(self.safety_bar, Qt.Corner.TopRightCorner)
 
     def _choose_panel(self) -> None:
         classes = self.registry.classes()
@@ -711,11 +740,13 @@ class MainWindow(QMainWindow):
         if not self._shown_once:
             self._shown_once = True
             self._settled.start()
+            QTimer.singleShot(GAMEPAD_START_MS, self, self.operator.start_gamepad)
         if self._pending_placement:
             placement, self._pending_placement = self._pending_placement, ()
             QTimer.singleShot(0, self, lambda: self._placed(*placement))
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self._close_teleop()  # the robot's stops first, whatever the panels do next
         self.station.feeds.set_waker(None)
         self.clock.stop()
         try:
@@ -726,14 +757,19 @@ class MainWindow(QMainWindow):
         self.close_all_panels()
         self._settled.stop()
         self.recording.close()
-        if self._teleop is not None:  # its stop burst goes out before the session closes
-            app = QApplication.instance()
-            if isinstance(app, QApplication):
-                app.applicationStateChanged.disconnect(self._application_state_changed)
-            self._teleop.close()
-            self._teleop = None
         self.connection.close(wait=False)  # the process waits for it at exit, not the GUI
         super().closeEvent(event)
+
+    def _close_teleop(self) -> None:
+        """The devices go and the session sends its stop burst, then closes."""
+        self.operator.shutdown()
+        if self._teleop is None:
+            return
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.applicationStateChanged.disconnect(self._application_state_changed)
+        self._teleop.close()
+        self._teleop = None
 
 
 def _shows_live_data(batch: FrameBatch) -> bool:

@@ -15,6 +15,7 @@ from app.station.interests import Interest
 from app.station.station import Station
 
 if TYPE_CHECKING:
+    from app.qt.operator import Operator
     from app.teleop.session import TeleopSession
 
 TOPIC_MIME = "application/x-fieldstation-topic"  # drag payload: JSON {"key", "type"}
@@ -44,6 +45,16 @@ class PanelHost(Protocol):
 
     def record_topics(self, keys: list[str]) -> None:
         """Starts recording these keys (ending any recording under way)."""
+
+    def motion_refused(self, robot_id: str) -> str:
+        """Why a command that moves the robot (a goal, a mission started or resumed) must
+        not be sent now (its e-stop, a critical fault, playback); "" when it may."""
+        ...
+
+    @property
+    def operator(self) -> Operator:
+        """The window's input devices and teleop profile (they outlive every panel)."""
+        ...
 
     def teleop(self) -> TeleopSession:
         """The window's one teleop session (it drives the active robot), made on first use

@@ -62,7 +62,8 @@ def test_every_kind_of_command_goes_to_the_active_robot_only(
     window.release_estop_action.trigger()
     qtbot.waitUntil(lambda: not window.estop_engaged(), timeout=10_000)
 
-    # Teleop with the deadman held.
+    # Teleop with the deadman held, from a scripted pad in place of the window's devices.
+    window.operator.shutdown()
     pad = Pad(window.teleop(), regrip=True)
     try:
         qtbot.waitUntil(lambda: window.teleop().status().link.live, timeout=8_000)

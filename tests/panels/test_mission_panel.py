@@ -53,3 +53,16 @@ def test_a_mission_started_from_the_panel_runs_and_reports_progress(
 def test_bad_waypoints_are_refused_with_the_line(text: str, why: str) -> None:
     with pytest.raises(WaypointError, match=why):
         parse_waypoints(text)
+
+
+def test_a_mission_is_not_started_while_the_rover_is_e_stopped(make_main_window, rover_fleet,
+                                                                qtbot) -> None:
+    window, panel = open_on_rover(make_main_window, "mission")
+    assert isinstance(panel, MissionPanel)
+    panel.waypoints.setPlainText(waypoints((2.0, 0.0)))
+    qtbot.waitUntil(lambda: panel.buttons["start"].isEnabled(), timeout=TIMEOUT_MS)
+    window.engage_estop()
+    qtbot.waitUntil(lambda: "rover-1" in window.estopped_robots(), timeout=TIMEOUT_MS)
+    panel.buttons["start"].click()
+    assert panel.result.text() == "not sent: rover-1's e-stop is engaged from this station"
+    assert panel._sent is None

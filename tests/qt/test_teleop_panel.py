@@ -73,8 +73,8 @@ def test_the_e_stop_button_stops_the_rover_and_only_a_confirmed_release_frees_it
 
 
 def test_the_e_stop_shortcut_works_wherever_the_focus_is(window: MainWindow, qtbot: Any) -> None:
-    panel = window.open_panel("teleop", {"source": "keyboard"})
-    qtbot.waitUntil(lambda: panel.source == "keyboard")
+    panel = window.open_panel("teleop")
+    panel.set_source("keyboard")
     assert window.estop_action.shortcut().toString() == "Ctrl+Space"
     qtbot.keyClick(panel.drive, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: rover_estop(window) is True, timeout=5_000)
@@ -120,15 +120,17 @@ def test_the_panel_shows_armed_with_the_deadman_held_and_why_not_once_released(
 
 def test_the_keyboard_drives_while_the_drive_view_has_focus(window: MainWindow,
                                                             qtbot: Any) -> None:
-    panel = window.open_panel("teleop", {"source": "keyboard"})
+    panel = window.open_panel("teleop")
     assert isinstance(panel, TeleopPanel)
     session = window.teleop()
-    qtbot.waitUntil(lambda: panel.source == "keyboard")
+    panel.set_source("keyboard")
     qtbot.waitUntil(lambda: session.status().link.live, timeout=8_000)
     panel.drive.clearFocus()
     qtbot.waitUntil(lambda: session.status().teleop.state is not Arming.ARMED)
     qtbot.mouseClick(panel.drive, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(panel.drive.hasFocus)
+    # the keyboard is a device that came: the station must see its deadman up first
+    qtbot.waitUntil(lambda: session.status().teleop.reason == "deadman released")
     qtbot.keyPress(panel.drive, Qt.Key.Key_W)
     qtbot.keyPress(panel.drive, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: session.status().teleop.state is Arming.ARMED, timeout=3_000)
