@@ -56,6 +56,9 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
         Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
     )
+    # Qt's own dialogs, never the desktop's: a native dialog takes the keyboard and the
+    # mouse outside Qt, where the e-stop key and the E-STOP laid over a dialog cannot work.
+    QApplication.setAttribute(Qt.ApplicationAttribute.AA_DontUseNativeDialogs)
     app = QApplication(argv if argv is not None else sys.argv[:1])
     app.setOrganizationName(ORGANISATION)
     app.setApplicationName(APPLICATION)

@@ -236,3 +236,23 @@ def test_reconnecting_while_driving_stops_the_robot_first(window: MainWindow, fl
     qtbot.waitUntil(lambda: not teleop()[-1].moving, timeout=3_000)  # its last word: a stop
     moving_at = max(i for i, c in enumerate(teleop()) if c.moving)
     assert all(not c.moving for c in teleop()[moving_at + 1:])
+
+
+def test_a_file_dialog_is_qt_s_own_with_the_e_stop_over_it(window: MainWindow,
+                                                           qtbot: Any) -> None:
+    """A desktop's native file dialog would take the keys and clicks outside Qt."""
+    assert QApplication.testAttribute(Qt.ApplicationAttribute.AA_DontUseNativeDialogs)
+    seen: dict[str, Any] = {}
+
+    def inspect() -> None:
+        dialog = QApplication.activeModalWidget()
+        seen["dialog"] = type(dialog).__name__
+        try:
+            qtbot.waitUntil(lambda: overlay_of(dialog) is not None, timeout=2_000)
+            seen["overlay"] = True
+        finally:
+            dialog.reject()
+
+    QTimer.singleShot(200, window, inspect)
+    window.playback.choose_log()
+    assert seen == {"dialog": "QFileDialog", "overlay": True}
