@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -256,3 +257,28 @@ def test_a_file_dialog_is_qt_s_own_with_the_e_stop_over_it(window: MainWindow,
     QTimer.singleShot(200, window, inspect)
     window.playback.choose_log()
     assert seen == {"dialog": "QFileDialog", "overlay": True}
+
+
+def test_a_frozen_window_stops_keyboard_driving_within_one_period(
+        window: MainWindow, fleet: SimFleet, qtbot: Any) -> None:
+    heard = Heard(fleet)
+    panel = window.open_panel("teleop")
+    panel.set_source("keyboard")
+    session = window.teleop()
+    qtbot.mouseClick(panel.drive, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(panel.drive.hasFocus)
+    qtbot.waitUntil(lambda: session.status().teleop.reason == "deadman released")
+    qtbot.keyPress(panel.drive, Qt.Key.Key_W)
+    qtbot.keyPress(panel.drive, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: any(c.moving for c in heard.of("rover-1")), timeout=3_000)
+    frozen_at = time.monotonic()
+    time.sleep(1.0)  # the GUI thread frozen: no key event, no reading, for a second
+    thawed_at = time.monotonic()
+    qtbot.keyRelease(panel.drive, Qt.Key.Key_Space)
+    qtbot.keyRelease(panel.drive, Qt.Key.Key_W)
+    during = [c for c in heard.of("rover-1", since=frozen_at)
+              if c.what == "teleop" and c.at < thawed_at]
+    period = 1.0 / session.status().teleop.rate_hz
+    late_moving = [c for c in during if c.moving and c.at > frozen_at + 2 * period]
+    assert not late_moving  # one period of motion at most (plus one in flight)
+    assert any(not c.moving for c in during)  # and the stops came while it was frozen
