@@ -154,12 +154,17 @@ class CarAdapter(OutputAdapter):
     car may be moving: a new gear first brings the commanded speed to 0, then waits the
     time the car needs to brake from the speed it was last commanded plus ``settle_s``,
     then changes (speed 0 in that message). ``gear`` is the gear sent before any is asked
-    for."""
+    for: the car's own gear where the caller knows it. Without it the adapter claims
+    none: it writes ``none`` (GearCommandConstants' "no gear command": the car keeps
+    its gear) and speed 0, since a speed along a gear nobody chose could go either way,
+    until the operator picks a gear. ``acceleration`` is ``accel_mps2`` while a speed is
+    asked for, and ``-brake_mps2`` (braking, never a push) on a stop or when slowing to 0.
+    """
 
     type_name = VEHICLE_COMMAND
 
     def __init__(self, robot_id: str, key: str, accel_mps2: float = CAR_ACCEL,
-                 brake_mps2: float = CAR_BRAKE, gear: Gear = Gear.DRIVE,
+                 brake_mps2: float = CAR_BRAKE, gear: Gear | None = None,
                  settle_s: float = CAR_SETTLE_S) -> None:
         super().__init__(robot_id, key)
         self.accel_mps2 = accel_mps2
@@ -177,7 +182,7 @@ class CarAdapter(OutputAdapter):
         self._expire(now)
         wanted = motion.gear or self.gear
         target = max(0.0, _finite(motion.speed))
-        if wanted is not self.gear or self.gear in (Gear.PARK, Gear.NEUTRAL):
+        if wanted is not self.gear or self.gear in (None, Gear.PARK, Gear.NEUTRAL):
             target = 0.0
         if target > self.speed:
             speed = min(target, self.speed + self.accel_mps2 * dt)
@@ -187,12 +192,12 @@ class CarAdapter(OutputAdapter):
             self.gear = wanted
         self._set_speed(speed, now)
         self.steering = _finite(motion.steering, self.steering)
-        return self._write(now)
+        return self._write(now, self.accel_mps2 if target > 0.0 else -self.brake_mps2)
 
     def stop(self, seq: int, now: float) -> list[Outgoing]:
         self._expire(now)
         self._set_speed(0.0, now)
-        return self._write(now)
+        return self._write(now, -self.brake_mps2)
 
     def _expire(self, now: float) -> None:
         """After the robot's own timeout the car has stopped by itself."""
@@ -204,7 +209,7 @@ class CarAdapter(OutputAdapter):
             self.at_rest_after = now + self.speed / self.brake_mps2 + self.settle_s
         self.speed = speed
 
-    def _write(self, now: float) -> list[Outgoing]:
+    def _write(self, now: float, acceleration: float) -> list[Outgoing]:
         self._last_at = now
         message = registry().struct(VEHICLE_COMMAND).new_message()
         ack = message.init("ackermannControlCommand")
@@ -214,10 +219,10 @@ class CarAdapter(OutputAdapter):
         ack.lateral.steeringTireAngle = self.steering
         ack.lateral.steeringTireRotationRate = 0.0  # the car's own rate
         ack.longitudinal.speed = self.speed
-        ack.longitudinal.acceleration = self.accel_mps2
+        ack.longitudinal.acceleration = acceleration
         ack.longitudinal.jerk = 0.0
         message.gearCommand.stamp.sec, message.gearCommand.stamp.nanosec = sec, nanosec
-        message.gearCommand.command = self.gear.value
+        message.gearCommand.command = self.gear.value if self.gear is not None else "none"
         self.sent = Motion(steering=self.steering, speed=self.speed, gear=self.gear)
         return self._out(message)
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 
 from app.teleop.model import InputState, Motion
+from app.teleop.profiles import STICKS
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,9 @@ class ArmingConfig:
     battery_low_pct: float = 20.0  # below: speeds limited to battery_low_scale
     battery_low_scale: float = 0.5
     battery_block_pct: float = 5.0  # below: driving blocked
+    # The speed scale drops at once but rises at most from 0 to 1 over this (a link that
+    # recovers brings the speed back gently, not from 25 % to 100 % in one command).
+    scale_rise_s: float = 0.5
 
     def __post_init__(self) -> None:
         for item in fields(self):
@@ -178,15 +182,20 @@ def speed_scale(obs: Observation, config: ArmingConfig) -> tuple[float, str]:
     return scale, "; ".join(reasons)
 
 
+def _times(value: float, scale: float) -> float:
+    product = value * scale
+    return product if math.isfinite(product) else 0.0
+
+
 def scaled(motion: Motion, scale: float) -> Motion:
-    """The motion with its velocities times ``scale``; a non-finite velocity becomes 0."""
-    values = {}
-    for name in VELOCITIES:
-        value = getattr(motion, name) * scale
-        values[name] = value if math.isfinite(value) else 0.0
+    """The motion with its velocities and a joystick's sticks times ``scale``; a
+    non-finite one becomes 0."""
+    values = {name: _times(getattr(motion, name), scale) for name in VELOCITIES}
     steering = motion.steering if math.isfinite(motion.steering) else 0.0
+    axes = {name: _times(value, scale if name in STICKS else 1.0)
+            for name, value in motion.axes.items()}
     return Motion(**values, steering=steering, gear=motion.gear, hand=motion.hand,
-                  axes=motion.axes, buttons=motion.buttons)
+                  axes=axes, buttons=motion.buttons)
 
 
 class ArmingMachine:
@@ -202,6 +211,8 @@ class ArmingMachine:
         self._latched = True
         self._robot = ""  # the robot the last steps were for
         self._device = ""  # the device id of the last live reading
+        self._scale = 1.0  # the speed scale, rising at most as fast as scale_rise_s allows
+        self._scale_at: float | None = None
 
     def step(self, obs: Observation, command: Callable[[], Motion]) -> Step:
         """``command`` makes the motion asked for; it is called only when ARMED (so
@@ -211,7 +222,7 @@ class ArmingMachine:
             self.last_sent = Motion()  # nor the old one's hand and gear in its stops
         blocked = _blocked(obs, self.config)
         self._update_latch(obs, blocked)
-        scale, scale_reason = speed_scale(obs, self.config)
+        scale, scale_reason = self._ramped(*speed_scale(obs, self.config), obs.now)
         if blocked is None and obs.deadman and not self._latched:
             try:
                 motion = command()
@@ -236,6 +247,18 @@ class ArmingMachine:
             self.last_sent = self.last_sent.stopped()
             send = self.last_sent
         return Step(self.state, reason, send, scale, scale_reason)
+
+    def _ramped(self, target: float, reason: str, now: float) -> tuple[float, str]:
+        """``target`` at once when it is lower, else the scale risen by what the time since
+        the last step allows."""
+        elapsed = 0.0 if self._scale_at is None else now - self._scale_at
+        self._scale_at = now
+        rise_s = self.config.scale_rise_s
+        rise = elapsed / rise_s if rise_s > 0 else math.inf
+        self._scale = min(target, self._scale + (rise if rise >= 0 else 0.0))
+        if self._scale < target:
+            reason = "; ".join(filter(None, (reason, f"speed coming back to {target:.0%}")))
+        return self._scale, reason
 
     def _update_latch(self, obs: Observation, blocked: tuple[Arming, str] | None) -> None:
         alive = _input_alive(obs, self.config)

@@ -30,13 +30,14 @@ from app.teleop.arming import (
     Step,
 )
 from app.teleop.clock import DEFAULT_RATE_HZ, CommandClock, PeriodStats, Tick
-from app.teleop.mapping import MOVING_GEARS, limit_acceleration, motion_of
+from app.teleop.mapping import MOVING_GEARS, blended, finite, limit_acceleration, motion_of
 from app.teleop.model import Gear, InputState, Motion
 from app.teleop.profiles import DEFAULT, FINGERS, Profile
 
 log = logging.getLogger(__name__)
 
 Sink = Callable[[Motion, bool], None]
+TURBO_RISE_S = 0.5  # turbo's limits come in over this, from the normal ones
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class TeleopController:
         self._hand: tuple[float, ...] | None = None
         self._gear: Gear | None = None
         self._robot = ""  # whose hand and gear those are ("": none yet, or none chosen)
+        self._turbo_share = 0.0  # how far turbo has ramped in (clock thread only)
         # The input was lost or replaced (or the deadman rebound) since the last tick: set
         # on the caller's thread, so a re-plug within one period still needs a new press.
         self._rearm = False
@@ -230,15 +232,19 @@ class TeleopController:
                                   tick.lateness, rearm)
         last = self._machine.last_sent
         start_hand = reported_hand(link)
+        share = min(1.0, self._turbo_share + max(0.0, finite(tick.dt)) / TURBO_RISE_S) \
+            if turbo else 0.0
+        limits = blended(profile.limits_for(link.robot, False),
+                         profile.limits_for(link.robot, True), share)
 
         def command() -> Motion:
             assert reading is not None  # armed: a fresh reading exists
             motion = motion_of(profile, reading, turbo, hand, dt=tick.dt, robot=link.robot,
-                               gear=gear, reported_hand=start_hand)
-            return self._car_rules(motion, last, profile.limits_for(link.robot, turbo)
-                                   .acceleration, tick.dt)
+                               gear=gear, reported_hand=start_hand, limits=limits)
+            return self._car_rules(motion, last, limits.acceleration, tick.dt)
 
         step = self._machine.step(observation, command)
+        self._turbo_share = share if step.armed else 0.0
         if step.armed and step.send is not None:
             with self._lock:
                 if self._hand == hand:  # the panel did not set one meanwhile

@@ -10,9 +10,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import fields
 
 from app.teleop.model import Gear, InputState, Motion
-from app.teleop.profiles import FINGERS, PARTNER, TRIGGERS, AxisMap, HandMap, Profile
+from app.teleop.profiles import (
+    FINGERS,
+    OUTPUTS,
+    PARTNER,
+    STICKS,
+    TRIGGERS,
+    AxisMap,
+    HandMap,
+    Limits,
+    Profile,
+)
 
 MOVING_GEARS = (Gear.DRIVE, Gear.REVERSE, None)  # None: the robot's gear, unknown here
 HAND_DEADZONE = 0.05  # a trigger resting a little open must not creep the hand
@@ -95,6 +106,47 @@ def next_hand(hand_map: HandMap, state: InputState, hand: tuple[float, ...] | No
     return tuple(clamp(finger + step, 0.0, 100.0) for finger in start[:len(FINGERS)])
 
 
+def blended(normal: Limits, turbo: Limits, share: float) -> Limits:
+    """The limits ``share`` (0..1) of the way from ``normal`` to ``turbo``: turbo ramps in."""
+    share = clamp(finite(share), 0.0, 1.0)
+    return Limits(**{f.name: getattr(normal, f.name) + share * (
+        getattr(turbo, f.name) - getattr(normal, f.name)) for f in fields(Limits)})
+
+
+def full_scale(profile: Profile, robot: str | None) -> Limits:
+    """The most the profile ever asks of the robot, per output (the larger of normal and
+    turbo): what a joystick axis at ±1 stands for."""
+    normal, turbo = profile.limits_for(robot, False), profile.limits_for(robot, True)
+    return Limits(**{f.name: max(getattr(normal, f.name), getattr(turbo, f.name))
+                     for f in fields(Limits)})
+
+
+def joystick_axes(profile: Profile, state: InputState, limits: Limits, full: Limits
+                  ) -> dict[str, float]:
+    """The device's axes as a joystick robot gets them, in SDL's signs (sticks -1..1,
+    triggers 0..1) but shaped like every other output: an axis an output maps goes
+    through that output's dead zone, expo and scale, as the fraction ``limits`` is of
+    ``full``; a stick no output maps is at rest; a trigger no output maps gets the hand's
+    dead zone. The speed scale (slow link, low battery) is the arming machine's."""
+    axes: dict[str, float] = {}
+    for output in OUTPUTS:  # the first output an axis drives shapes it
+        mapping = profile.axes.get(output)
+        if mapping is None or mapping.axis in axes:
+            continue
+        top = getattr(full, output)
+        share = getattr(limits, output) / top if top > 0 else 0.0
+        value = shaped(mapping, state.axes) * mapping.scale * share
+        low = 0.0 if mapping.axis in TRIGGERS else -1.0
+        axes[mapping.axis] = clamp(-value if mapping.invert else value, low, 1.0) + 0.0
+    for stick in STICKS:
+        axes.setdefault(stick, 0.0)
+    for trigger in TRIGGERS:
+        if trigger not in axes:
+            travel = clamp(finite(state.axes.get(trigger, 0.0)), 0.0, 1.0)
+            axes[trigger] = deadzone(travel, HAND_DEADZONE)
+    return axes
+
+
 def gear_of(profile: Profile, state: InputState, gear: Gear | None) -> Gear | None:
     """The gear a pressed gear button asks for, else ``gear`` (whether it may change now
     is the controller's business: never while moving)."""
@@ -107,12 +159,14 @@ def gear_of(profile: Profile, state: InputState, gear: Gear | None) -> Gear | No
 def motion_of(profile: Profile, state: InputState, turbo: bool = False,
               hand: tuple[float, ...] | None = None, *, dt: float = 0.0,
               robot: str | None = None, gear: Gear | None = None,
-              reported_hand: tuple[float, ...] | None = None) -> Motion:
+              reported_hand: tuple[float, ...] | None = None,
+              limits: Limits | None = None) -> Motion:
     """What this reading asks for, in physical units within the robot's limits (turbo's
-    when ``turbo``). ``hand`` and ``gear`` are the last targets, ``reported_hand`` the hand
-    as the robot reports it; ``dt`` the seconds since the last command (how far the
-    triggers move the hand)."""
-    limits = profile.limits_for(robot, turbo)
+    when ``turbo``, or ``limits`` when given: turbo ramping in). ``hand`` and ``gear`` are
+    the last targets, ``reported_hand`` the hand as the robot reports it; ``dt`` the
+    seconds since the last command (how far the triggers move the hand). ``axes`` are the
+    shaped axes a joystick robot gets (:func:`joystick_axes`), never the raw ones."""
+    limits = limits or profile.limits_for(robot, turbo)
     values = {}
     for output in ("linear", "lateral", "angular", "steering", "speed"):
         mapping = profile.axes.get(output)
@@ -124,7 +178,7 @@ def motion_of(profile: Profile, state: InputState, turbo: bool = False,
     values["speed"] = max(0.0, values["speed"]) if new_gear in MOVING_GEARS else 0.0
     new_hand = next_hand(profile.hand, state, hand, dt, reported_hand)
     return Motion(**values, gear=new_gear, hand=new_hand,
-                  axes={name: finite(v) for name, v in state.axes.items()},
+                  axes=joystick_axes(profile, state, limits, full_scale(profile, robot)),
                   buttons=frozenset(state.buttons))
 
 

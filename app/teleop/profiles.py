@@ -305,6 +305,37 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
     }
 
 
+def within_caps(profile: Profile) -> Profile:
+    """The profile with every limit brought into 0..its cap (:data:`LIMITS_MAX`; NaN is
+    0) and every axis's dead zone, expo and scale into their ranges: what an editor may
+    apply live or save, since the loader refuses anything outside."""
+    def axis(mapping: AxisMap) -> AxisMap:
+        return replace(mapping, deadzone=_into(mapping.deadzone, DEADZONE_MAX),
+                       expo=_into(mapping.expo, 1.0), scale=_into(mapping.scale, SCALE_MAX))
+
+    def robot(value: RobotLimits) -> RobotLimits:
+        return RobotLimits(_capped(value.normal), _capped(value.turbo))
+
+    hand = replace(profile.hand, rate=_into(profile.hand.rate, HAND_RATE_MAX))
+    return replace(profile, axes=MappingProxyType({k: axis(m) for k, m in profile.axes.items()}),
+                   limits=robot(profile.limits), hand=hand,
+                   robots=MappingProxyType({k: robot(v) for k, v in profile.robots.items()}))
+
+
+def check_profile(profile: Profile) -> None:
+    """ProfileError with the loader's reason if the profile, saved, would be refused."""
+    profile_from_dict(json.loads(json.dumps(profile_to_dict(profile))))
+
+
+def _into(value: float, high: float) -> float:
+    return min(high, max(0.0, value)) if math.isfinite(value) else 0.0
+
+
+def _capped(limits: Limits) -> Limits:
+    return Limits(**{f.name: _into(getattr(limits, f.name), LIMITS_MAX[f.name])
+                     for f in fields(Limits)})
+
+
 # -- files --------------------------------------------------------------------------------
 def profile_path(config_dir: Path, name: str) -> Path:
     if not NAME_PATTERN.fullmatch(name):
@@ -357,7 +388,9 @@ def list_profiles(config_dir: Path) -> list[str]:
 
 
 def save_profile(config_dir: Path, profile: Profile) -> Path:
-    """Writes the profile as ``<config>/teleop-profiles/<name>.json`` (atomically)."""
+    """Writes the profile as ``<config>/teleop-profiles/<name>.json`` (atomically);
+    ProfileError, and nothing written, when the loader would refuse it."""
+    check_profile(profile)
     path = profile_path(config_dir, profile.name)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".json.tmp")

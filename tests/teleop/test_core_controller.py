@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from app.teleop.arming import Arming, ArmingConfig, LinkStatus
 from app.teleop.clock import Schedule, Tick
-from app.teleop.controller import HAND_UNKNOWN, TeleopController
+from app.teleop.controller import HAND_UNKNOWN, TURBO_RISE_S, TeleopController
 from app.teleop.model import Gear, InputState, Motion
 from app.teleop.profiles import DEFAULT, POSES
 
@@ -105,13 +106,40 @@ def test_status_snapshot():
     assert status.scale == 1.0 and not status.turbo and not status.estop
 
 
-def test_turbo_button_raises_the_limits():
+def test_turbo_button_raises_the_limits_over_half_a_second():
     driver = Driver()
-    driver.arm()
+    driver.arm(lefty=-1.0)
     driver.hold("leftshoulder", "rightshoulder", lefty=-1.0)
-    driver.tick()
-    assert driver.wire.sent[-1][0].linear == pytest.approx(DEFAULT.limits.turbo.linear)
+    turbo = DEFAULT.limits.turbo.linear
+    speeds = []
+    for _ in range(12):
+        driver.tick()
+        speeds.append(driver.wire.sent[-1][0].linear)
+    step = (turbo - NORMAL.linear) * 0.05 / TURBO_RISE_S
+    assert speeds[0] == pytest.approx(NORMAL.linear + step)  # not x3 in one step
+    assert all(b - a <= step + 1e-9 for a, b in itertools.pairwise([NORMAL.linear, *speeds]))
+    assert speeds[-1] == pytest.approx(turbo)
     assert driver.controller.status().turbo
+    driver.hold("leftshoulder", lefty=-1.0)  # turbo let go: back to normal at once
+    driver.tick()
+    assert driver.wire.sent[-1][0].linear == pytest.approx(NORMAL.linear)
+
+
+def test_a_recovered_link_brings_the_speed_back_gently():
+    driver = Driver()
+    driver.arm(lefty=-1.0)
+    driver.link = {"latency": 0.6}  # slow: the floor
+    driver.tick()
+    assert driver.wire.sent[-1][0].linear == pytest.approx(NORMAL.linear * 0.25)
+    driver.link = {}
+    speeds = []
+    for _ in range(12):
+        driver.tick()
+        speeds.append(driver.wire.sent[-1][0].linear)
+    assert speeds[0] == pytest.approx(NORMAL.linear * 0.35)  # 10 % a period, not 25 -> 100
+    assert speeds[-1] == pytest.approx(NORMAL.linear)
+    assert "speed coming back" in driver.controller.status().scale_reason or \
+        driver.controller.status().scale == 1.0
 
 
 def test_gamepad_estop_button_engages_only_the_gui_releases():

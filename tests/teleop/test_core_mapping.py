@@ -173,10 +173,28 @@ def test_gear_buttons():
     assert motion_of(DEFAULT, reading()).gear is None
 
 
-def test_raw_axes_and_buttons_ride_along():
+def test_a_joystick_gets_shaped_limited_axes_never_the_raw_ones():
+    """Sticks in SDL's signs, through the dead zone, expo, scale and limit of the output
+    they drive, as a fraction of the profile's most (turbo)."""
     motion = motion_of(DEFAULT, reading(("a", "leftshoulder"), lefty=-0.5))
-    assert motion.axes == {"lefty": -0.5}
     assert motion.buttons == {"a", "leftshoulder"}
+    lefty = -(0.7 * (0.4 / 0.9) + 0.3 * (0.4 / 0.9) ** 3) * NORMAL.linear / TURBO.linear
+    assert motion.axes == pytest.approx({"leftx": 0.0, "lefty": lefty, "rightx": 0.0,
+                                         "righty": 0.0, "lefttrigger": 0.0,
+                                         "righttrigger": 0.0})
+    assert motion_of(DEFAULT, reading(lefty=-0.08, rightx=0.09)).axes["lefty"] == 0.0
+    full = motion_of(DEFAULT, reading(lefty=-1.0, rightx=1.0, righttrigger=0.03,
+                                      lefttrigger=0.5))
+    assert full.axes["lefty"] == pytest.approx(-NORMAL.linear / TURBO.linear)
+    assert full.axes["rightx"] == pytest.approx(NORMAL.angular / TURBO.angular)
+    unmapped = motion_of(DEFAULT, reading(righty=1.0))
+    assert unmapped.axes["righty"] == 0.0  # no output maps it: at rest
+    assert full.axes["righttrigger"] == 0.0  # within the hand's dead zone
+    assert full.axes["lefttrigger"] == pytest.approx(0.45 / 0.95)
+    turbo = motion_of(DEFAULT, reading(lefty=-1.0), turbo=True)
+    assert turbo.axes["lefty"] == pytest.approx(-1.0)
+    bad = motion_of(DEFAULT, reading(lefty=math.nan, rightx=math.inf))
+    assert bad.axes["lefty"] == 0.0 and bad.axes["rightx"] == 0.0
 
 
 def test_acceleration_limit_holds_rises_only():

@@ -131,3 +131,30 @@ def test_list_profiles(tmp_path):
     write(tmp_path, "alpha", "broken")  # listed: picking it tells why it is refused
     write(tmp_path, "default", doc(name="default"))
     assert list_profiles(tmp_path) == ["default", "alpha", "zeta"]
+
+
+def test_an_edited_profile_is_brought_within_the_caps_the_loader_keeps(tmp_path):
+    from dataclasses import replace
+
+    from app.teleop.profiles import LIMITS_MAX, Limits, RobotLimits, check_profile, within_caps
+
+    wild = Limits(linear=55.0, lateral=-1.0, angular=float("nan"), steering=9.0,
+                  speed=41.0, acceleration=float("inf"))
+    edited = replace(DEFAULT, name="edited",
+                     axes={**DEFAULT.axes, "linear": replace(DEFAULT.axes["linear"],
+                                                             deadzone=2.0, expo=-1.0)},
+                     limits=RobotLimits(wild, wild), robots={"rover-1": RobotLimits(wild, wild)})
+    with pytest.raises(ProfileError, match="outside"):
+        check_profile(edited)
+    with pytest.raises(ProfileError):  # nothing the loader would refuse is ever written
+        save_profile(tmp_path, edited)
+    assert not (tmp_path / "teleop-profiles" / "edited.json").exists()
+    capped = within_caps(edited)
+    check_profile(capped)
+    assert capped.limits.normal == Limits(linear=LIMITS_MAX["linear"], lateral=0.0,
+                                          angular=0.0, steering=LIMITS_MAX["steering"],
+                                          speed=LIMITS_MAX["speed"], acceleration=0.0)
+    assert capped.robots["rover-1"].turbo == capped.limits.normal
+    assert (capped.axes["linear"].deadzone, capped.axes["linear"].expo) == (0.95, 0.0)
+    assert load_profile(save_profile(tmp_path, capped)) == capped
+    assert within_caps(DEFAULT) == DEFAULT

@@ -186,8 +186,10 @@ def test_car_speeds_up_at_the_profile_acceleration_and_steers_left_positive() ->
     adapter = CarAdapter("car-1", "fleet/car-1/vehicle_command", accel_mps2=2.0)
     gear, speed, steer, accel = car_fields(
         adapter.messages(Motion(speed=5.0, steering=0.3, gear=Gear.DRIVE), 0, 0.0))
-    assert (gear, speed, accel) == ("drive", 0.0, 2.0) and steer == pytest.approx(0.3)
+    # the gear changes at speed 0, braking: no push asked for in that message
+    assert (gear, speed, accel) == ("drive", 0.0, -4.0) and steer == pytest.approx(0.3)
     sent = drive(adapter, Motion(speed=5.0, steering=0.3, gear=Gear.DRIVE), 3.0, 0.0)
+    assert {a for *_, a in sent} == {2.0}
     speeds = [s for _, s, _, _ in sent]
     assert speeds[:3] == pytest.approx([0.1, 0.2, 0.3])  # 2 m/s² × 50 ms
     assert speeds[-1] == pytest.approx(5.0) and max(speeds) == pytest.approx(5.0)
@@ -225,6 +227,28 @@ def test_car_stop_is_speed_zero_with_gear_and_steering_held() -> None:
     assert car_fields(adapter.messages(Motion(gear=Gear.DRIVE), 52, 1.9))[0] == "drive"
 
 
+def test_a_fresh_car_adapter_claims_no_gear_and_commands_no_speed_until_one_is_chosen(
+        ) -> None:
+    adapter = CarAdapter("car-1", "fleet/car-1/vehicle_command")
+    sent = drive(adapter, Motion(speed=3.0, steering=0.2), 0.5, 0.0)  # no gear asked
+    assert {(g, s) for g, s, _, _ in sent} == {("none", 0.0)}
+    assert car_fields(adapter.stop(20, 0.55))[:2] == ("none", 0.0)
+    sent = drive(adapter, Motion(speed=3.0, gear=Gear.DRIVE), 0.5, 0.6)
+    assert sent[0][:2] == ("drive", 0.0) and sent[-1][1] > 0.0
+    told = CarAdapter("car-1", "fleet/car-1/vehicle_command", gear=Gear.REVERSE)
+    assert car_fields(told.messages(Motion(speed=1.0), 1, 0.0))[0] == "reverse"
+
+
+def test_a_car_stop_asks_for_no_positive_acceleration() -> None:
+    adapter = CarAdapter("car-1", "fleet/car-1/vehicle_command", accel_mps2=2.0)
+    drive(adapter, Motion(speed=3.0, gear=Gear.DRIVE), 1.0, 0.0)
+    for seq in range(3):
+        gear, speed, _, accel = car_fields(adapter.stop(seq, 1.05 + seq * DT))
+        assert (gear, speed) == ("drive", 0.0) and accel <= 0.0
+    _, speed, _, accel = car_fields(adapter.messages(Motion(gear=Gear.DRIVE), 9, 1.3))
+    assert speed == 0.0 and accel <= 0.0  # slowing to 0: braking, not a push
+
+
 def test_car_in_park_or_neutral_commands_no_speed() -> None:
     adapter = CarAdapter("car-1", "fleet/car-1/vehicle_command")
     for gear in (Gear.PARK, Gear.NEUTRAL):
@@ -239,6 +263,42 @@ def test_car_after_a_silence_starts_again_from_standstill() -> None:
     drive(adapter, Motion(speed=3.0, gear=Gear.DRIVE), 2.0, 0.0)
     assert adapter.speed == pytest.approx(3.0)
     assert car_fields(adapter.messages(Motion(speed=3.0, gear=Gear.DRIVE), 99, 10.0))[1] == 0.0
+
+
+# -- the same limits for a joystick robot, through the controller -----------------------------
+def test_a_joystick_robot_gets_dead_zone_expo_limits_and_the_speed_scale() -> None:
+    from app.teleop.arming import LinkStatus
+    from app.teleop.clock import Tick
+    from app.teleop.controller import TeleopController
+    from app.teleop.model import InputState
+    from app.teleop.profiles import DEFAULT
+
+    adapter = JoystickAdapter("carter-1", "fleet/carter-1/joy")
+    wire: list[dict[str, Any]] = []
+
+    def send(motion: Motion, armed: bool) -> None:
+        wire.append(read(adapter.messages(motion, 0, 0.0) if armed else adapter.stop(0, 0.0)))
+
+    now = [100.0]
+    battery: list[float | None] = [None]
+    controller = TeleopController(send, clock=lambda: now[0], link=lambda: LinkStatus(
+        "carter-1", True, now[0], battery=battery[-1]))
+
+    def sticks(*buttons: str, **axes: float) -> list[dict[str, float]]:
+        now[0] += DT
+        controller.set_input(InputState(axes=axes, buttons=frozenset(buttons),
+                                        read_at=now[0], device_id="sdl:1"))
+        controller.tick(Tick(now[0], 0.0, False, DT))
+        return wire[-1]["axes"] if wire else []
+
+    assert sticks() == []  # the deadman up: nothing sent
+    assert sticks("leftshoulder", lefty=-0.08, rightx=0.05)[:2] == [
+        {"x": 0.0, "y": 0.0}, {"x": 0.0, "y": 0.0}]  # the dead zone
+    full = DEFAULT.limits.normal.linear / DEFAULT.limits.turbo.linear
+    assert sticks("leftshoulder", lefty=-1.0)[0]["y"] == pytest.approx(-full, rel=1e-6)
+    battery.append(12.0)  # low: half speed
+    assert sticks("leftshoulder", lefty=-1.0)[0]["y"] == pytest.approx(-full / 2, rel=1e-6)
+    assert sticks(lefty=-1.0) == [{"x": 0.0, "y": 0.0}] * 3  # released: at rest
 
 
 motions = st.builds(
