@@ -133,9 +133,9 @@ DRIVING = [UP, TICK, HELD, TICK]
 @given(st.lists(events, min_size=1, max_size=80))
 # Losses between two ticks, which random scripts rarely hit: a re-plug, a source switch
 # and a deadman rebound, each with the deadman held again before the controller looks.
-@example(DRIVING + [_read(connected=False), HELD, TICK])
-@example(DRIVING + [("none", None), HELD, TICK])
-@example(DRIVING + [("profile", REBOUND), _read("leftshoulder", "rightstick"), TICK])
+@example([*DRIVING, _read(connected=False), HELD, TICK])
+@example([*DRIVING, ("none", None), HELD, TICK])
+@example([*DRIVING, ("profile", REBOUND), _read("leftshoulder", "rightstick"), TICK])
 def test_the_controller_moves_only_after_a_press_stops_at_once_and_holds_its_targets(script):
     now = 100.0
     sent: list[tuple[Motion, bool]] = []
