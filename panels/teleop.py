@@ -43,12 +43,15 @@ from app.station.frame import FrameBatch
 from app.teleop.arming import Arming
 from app.teleop.profiles import (
     AXES,
+    DEADZONE_MAX,
     DEFAULT,
     FINGERS,
+    LIMITS_MAX,
     Profile,
     ProfileError,
     list_profiles,
     save_profile,
+    within_caps,
 )
 from panels.base import PanelBase
 from widgets.status_light import ALARM, OFFLINE, ONLINE, WARNING
@@ -162,7 +165,8 @@ class TeleopPanel(PanelBase):
 
         self.tabs = QTabWidget()
         self.tabs.addTab(_scrolled(self._build_drive()), "Drive")
-        self.tabs.addTab(_scrolled(self._build_profile_editor()), "Profile")
+        self.editor = self._build_profile_editor()
+        self.tabs.addTab(_scrolled(self.editor), "Profile")
         self.tabs.addTab(self._build_calibration(), "Calibration")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -210,6 +214,11 @@ class TeleopPanel(PanelBase):
         self.gear_label = QLabel("—")
         outputs.addWidget(QLabel("gear"), len(STICK_OUTPUTS), 0)
         outputs.addWidget(self.gear_label, len(STICK_OUTPUTS), 1)
+        self.hand_note = QLabel()
+        self.hand_note.setWordWrap(True)
+        self.hand_note.setStyleSheet(f"color:{WARNING};")
+        self.hand_note.hide()
+        outputs.addWidget(self.hand_note, len(STICK_OUTPUTS) + 1 + len(FINGERS), 0, 1, 2)
         self.fingers: list[QSlider] = []
         for n, finger in enumerate(FINGERS):
             slider = QSlider(Qt.Orientation.Horizontal)
@@ -247,13 +256,13 @@ class TeleopPanel(PanelBase):
         self.profile_reason.setWordWrap(True)
         self.profile_reason.setStyleSheet(f"color:{ALARM};")
         form.addRow(self.profile_reason)
-        self.dead_zone_box = _spin(0.0, 0.95, 0.01)
+        self.dead_zone_box = _spin(0.0, DEADZONE_MAX, 0.01)
         self.expo_box = _spin(0.0, 1.0, 0.05)
         form.addRow("Stick dead zone", self.dead_zone_box)
         form.addRow("Expo", self.expo_box)
         self.limit_boxes: dict[str, QDoubleSpinBox] = {}
         for name, unit in LIMIT_FIELDS:
-            box = _spin(0.0, 20.0, 0.05)
+            box = _spin(0.0, LIMITS_MAX[name], 0.05)  # never past what the loader accepts
             box.setSuffix(f" {unit}")
             self.limit_boxes[name] = box
             form.addRow(f"Max {name}", box)
@@ -372,8 +381,8 @@ class TeleopPanel(PanelBase):
                 for output, m in profile.axes.items()}
         normal = dataclasses.replace(profile.limits.normal, **{
             name: box.value() for name, box in self.limit_boxes.items()})
-        self.operator.use_profile(dataclasses.replace(
-            profile, axes=axes, limits=dataclasses.replace(profile.limits, normal=normal)))
+        self.operator.use_profile(within_caps(dataclasses.replace(
+            profile, axes=axes, limits=dataclasses.replace(profile.limits, normal=normal))))
 
     def save_profile(self) -> None:
         name = self.save_name.text().strip()
@@ -416,6 +425,12 @@ class TeleopPanel(PanelBase):
         for trigger, preview in self.triggers.items():
             preview.set_value(axes.get(trigger, 0.0))
         self.input_label.setText(self._input_text(teleop.device))
+        # Limits change only while nothing moves: never under the operator's hands.
+        self.editor.setEnabled(teleop.state is not Arming.ARMED)
+        self.editor.setToolTip("Release the deadman to edit the profile"
+                               if teleop.state is Arming.ARMED else "")
+        self.hand_note.setText(teleop.hand_note)
+        self.hand_note.setVisible(bool(teleop.hand_note))
         self._show_outputs(status)
         self._show_stats(status)
         self._show_ranges(axes)

@@ -191,3 +191,19 @@ def test_the_session_outlives_the_panel_and_closes_with_the_window(
     qtbot.waitUntil(lambda: session.status().link.selected == "rover-1")
     window.close()
     assert window._teleop is None
+
+
+def test_the_profile_editor_stays_within_the_caps_and_is_locked_while_armed(
+        window: MainWindow, pad_panel: tuple[TeleopPanel, VirtualGamepad], qtbot: Any) -> None:
+    panel, pad = pad_panel
+    box = panel.limit_boxes["angular"]
+    box.setValue(1e6)  # typed past the cap: held at it, and the loader accepts the result
+    assert panel.profile.limits.normal.angular == box.maximum() <= 10.0
+    panel.save_name.setText("fast")
+    panel.save_profile()
+    assert panel.profile_reason.text() == ""
+    pad.press("leftshoulder")
+    qtbot.waitUntil(lambda: panel.state_label.text().startswith("ARMED"), timeout=3_000)
+    qtbot.waitUntil(lambda: not panel.editor.isEnabled())
+    pad.release("leftshoulder")
+    qtbot.waitUntil(panel.editor.isEnabled, timeout=2_000)
