@@ -98,6 +98,9 @@ class Observation:
     # The input was lost or replaced since the last step (a re-plug within one period),
     # or the deadman was bound to another button: a fresh release is needed.
     rearm: bool = False
+    # The deadman was seen up on the connected device since the last step (a release and
+    # press quicker than one period is still a fresh press).
+    released: bool = False
 
 
 @dataclass(frozen=True)
@@ -266,7 +269,7 @@ class ArmingMachine:
             self._latched = True
         if alive and obs.input is not None and obs.input.device_id != self._device:
             self._device, self._latched = obs.input.device_id, True
-        if alive and not obs.deadman:
+        if alive and (not obs.deadman or obs.released):
             self._latched = False
-        elif blocked is not None and obs.deadman:
+        if blocked is not None and obs.deadman:
             self._latched = True

@@ -112,6 +112,7 @@ class TeleopController:
         # The input was lost or replaced (or the deadman rebound) since the last tick: set
         # on the caller's thread, so a re-plug within one period still needs a new press.
         self._rearm = False
+        self._released = False  # the deadman seen up on a live device since the last tick
         self._machine = ArmingMachine(config)  # clock thread only
         self._clock = CommandClock(self.tick, rate_hz, clock=clock)
         self._status = TeleopStatus(rate_hz=self._clock.rate_hz, profile=profile.name)
@@ -142,8 +143,14 @@ class TeleopController:
         with self._lock:
             previous, self._input = self._input, state
             button = self._profile.estop
+            # A release counts once seen on the device that reads now (never one seen on a
+            # device lost since), so a release and press between two ticks is a fresh press.
+            up = state is not None and state.connected and \
+                self._profile.deadman not in state.buttons
             if device_lost(previous, state):
-                self._rearm = True
+                self._rearm, self._released = True, up
+            elif up:
+                self._released = True
         pressed = state is not None and button is not None and button in state.buttons
         if pressed and not (previous is not None and button in previous.buttons):
             self.engage_estop()
@@ -167,7 +174,7 @@ class TeleopController:
         """A deadman bound to another button needs a new press of that button."""
         with self._lock:
             if profile.deadman != self._profile.deadman:
-                self._rearm = True
+                self._rearm, self._released = True, False
             self._profile = profile
         self._clock.poke()
 
@@ -225,11 +232,12 @@ class TeleopController:
             profile, reading, estop = self._profile, self._input, self._estop
             focused, hand, gear = self._focused, self._hand, self._gear
             rearm, self._rearm = self._rearm, False
+            released, self._released = self._released, False
         buttons = reading.buttons if reading is not None else frozenset()
         turbo = profile.turbo is not None and profile.turbo in buttons
         deadman = reading is not None and reading.connected and profile.deadman in buttons
         observation = Observation(tick.now, reading, deadman, link, estop, focused,
-                                  tick.lateness, rearm)
+                                  tick.lateness, rearm, released)
         last = self._machine.last_sent
         start_hand = reported_hand(link)
         share = min(1.0, self._turbo_share + max(0.0, finite(tick.dt)) / TURBO_RISE_S) \

@@ -75,18 +75,22 @@ class Pad:
         self.regrips = 0
         self._session = session
         self._stop = threading.Event()
+        self._read()  # plugged with the deadman up: a press after this is a fresh one
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.wait(0.05):
-            held = self.deadman
-            if held and self.regrip and self._session.status().teleop.reason == LATCHED:
-                held = False
-                self.regrips += 1
-            buttons = frozenset({"leftshoulder"}) if held else frozenset()
-            self._session.set_input(InputState(axes={"lefty": -1.0}, buttons=buttons,
-                                               read_at=time.monotonic(), device="pad"))
+            self._read()
+
+    def _read(self) -> None:
+        held = self.deadman
+        if held and self.regrip and self._session.status().teleop.reason == LATCHED:
+            held = False
+            self.regrips += 1
+        buttons = frozenset({"leftshoulder"}) if held else frozenset()
+        self._session.set_input(InputState(axes={"lefty": -1.0}, buttons=buttons,
+                                           read_at=time.monotonic(), device="pad"))
 
     def close(self) -> None:
         self._stop.set()

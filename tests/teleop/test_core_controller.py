@@ -568,3 +568,19 @@ def test_a_gui_reading_goes_stale_after_its_own_bound():
     driver.controller.tick(Tick(driver.now, 0.0, False, 0.06))
     assert driver.controller.status().state is Arming.STALE
     assert driver.wire.sent[-1] == (Motion(), False)
+
+
+def test_a_release_and_press_quicker_than_one_period_is_a_fresh_press() -> None:
+    sent: list[tuple[Motion, bool]] = []
+    controller = TeleopController(lambda m, armed: sent.append((m, armed)),
+                                  link=lambda: link_at(now))
+    now = time.monotonic()
+    held = InputState(axes={"lefty": -1.0}, buttons=frozenset({"leftshoulder"}),
+                      read_at=now, device_id="pad")
+    controller.set_input(held)
+    controller.tick(Tick(now, 0.0, True, 0.05))  # held since the device came: latched
+    assert controller.status().state is not Arming.ARMED
+    controller.set_input(InputState(axes={"lefty": -1.0}, read_at=now, device_id="pad"))
+    controller.set_input(held)  # released and pressed again between two ticks
+    controller.tick(Tick(now + 0.01, 0.0, True, 0.05))
+    assert controller.status().state is Arming.ARMED
