@@ -17,8 +17,10 @@ from typing import Protocol
 
 from app.station.robots import RobotInfo
 from app.station.vitals import RobotVitals
+from app.teleop.arming import ArmingConfig
 
-DATA_AGE_LIMIT_S = 1.0  # older data: the link is not live
+# Older data: the link is not live, the same bound that stops driving (one word for both).
+DATA_AGE_LIMIT_S = ArmingConfig().link_age_s
 SENT_KEPT = 256  # seqs remembered while waiting for their echo
 
 

@@ -11,6 +11,7 @@ import pytest
 from app.bus.catalog import Catalog, TopicInfo
 from app.station.robots import RobotInfo, newest_data
 from app.station.vitals import RobotVitals, Status
+from app.teleop.arming import ArmingConfig
 from app.teleop.link import LinkMonitor, RoundTrip
 
 
@@ -118,3 +119,14 @@ def test_round_trip_reads_each_status_once_and_skips_older_echoes() -> None:
     assert trip.observe(5, 0.3) == pytest.approx(0.05)
     trip.sent(2, 1.0)  # seqs went back (a restarted sequence): older entries are dropped
     assert trip.observe(2, 1.02) == pytest.approx(0.02)
+
+
+def test_the_link_is_live_for_as_long_as_driving_is_allowed() -> None:
+    """The panel's "live" and the arming machine's "link lost" agree: 0.7 s old is both."""
+    station = FakeStation([RobotInfo("rover-1", online=True)],
+                          {"fleet/rover-1/uplink/motion": 9.3})
+    monitor = LinkMonitor(station)
+    monitor.select("rover-1")
+    link = monitor.check(10.0)
+    assert not link.live and "0.7 s" in link.reason
+    assert ArmingConfig().link_age_s < 0.7
