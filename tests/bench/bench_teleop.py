@@ -201,6 +201,9 @@ def run() -> list[str]:
         robot = RobotSide(robot_bus, key)
         session = TeleopSession(station, rate_hz=RATE_HZ, focus_disarms=False)
         session.select(ROBOT)
+        # The bench's own pad thread and session in place of the window's (SDL has one
+        # event queue; the window's session disarms without focus, which Xvfb may not give).
+        window.operator.shutdown()
         gamepad = Gamepad(session.set_input)
         gamepad.start()
         pad = VirtualGamepad("Bench pad")
