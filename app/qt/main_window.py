@@ -38,6 +38,7 @@ from app.qt.panel_api import Panel, PanelRegistry
 from app.qt.playback import OPEN_LOG_SHORTCUT, PlaybackControls
 from app.qt.recording import RecordingControls
 from app.qt.safety_bar import SafetyBar
+from app.station.active_robot import first_choice, remember_robot, remembered_robot
 from app.station.connection import Connection, ConnectionChoice
 from app.station.frame import FrameBatch
 from app.station.interests import Interest, LaneStats
@@ -74,6 +75,7 @@ class MainWindow(QMainWindow):
         self.config_dir = config_dir
         self.connection = Connection(choice, start_sim)
         self.active_robot: str | None = None
+        self._remembered_robot = remembered_robot(config_dir)
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}
         self._wanted: set[Interest] = set()
@@ -173,6 +175,9 @@ class MainWindow(QMainWindow):
         if self._teleop is not None:
             self._teleop.select(robot_id)
         self._robot_label.setText(f"Active: {robot_id}" if robot_id else "No active robot")
+        if robot_id is not None and not self.station.status.playback:
+            self._remembered_robot = robot_id
+            remember_robot(self.config_dir, robot_id)
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 5000)
@@ -366,6 +371,9 @@ class MainWindow(QMainWindow):
 
     def _take_robots(self) -> None:
         self._robots = self.station.robots()
+        chosen = first_choice(self.active_robot, self._remembered_robot, self._robots)
+        if chosen is not None:
+            self.set_active_robot(chosen)
 
     def _take_topics(self) -> None:
         self._topics = self.station.topics()
@@ -530,11 +538,14 @@ class MainWindow(QMainWindow):
         """Swaps the session under the station (off this thread); panels and other
         consumers keep what they asked for. The robot driven gets its stops first, on the
         session they can still leave by."""
+        robot = None if self.station.status.playback else self.active_robot
         if self._teleop is not None:
             self._teleop.select(None)
             self._teleop.flush()
         self.connection.switch(choice)
-        self.set_active_robot(None)
+        # Live to live keeps the robot chosen (driving it needs a fresh press); out of a log,
+        # the one chosen live comes back once it is online.
+        self.set_active_robot(robot)
         self.refresh_mode()
 
     def refresh_mode(self) -> None:
