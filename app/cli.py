@@ -155,7 +155,28 @@ def build_parser() -> argparse.ArgumentParser:
                              "\"Teleop station\", or one saved under that name)")
     parser.add_argument("--self-test", action="store_true",
                         help="check schemas, zenoh and every panel, then exit (0 = healthy)")
+    parser.add_argument("--log", metavar="FILE",
+                        help="start the window playing this MCAP log (also: fieldstation "
+                             "FILE.mcap)")
     return parser
+
+
+def log_file_first(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``fieldstation FILE.mcap [options]`` as ``fieldstation --log FILE.mcap [options]``:
+    a first positional word that names no subcommand is a log to open (as
+    ``foxglove-studio FILE.mcap`` opens one)."""
+    argv = list(argv)
+    takes_value = {option for action in parser._actions if action.nargs is None
+                   for option in action.option_strings}
+    at = 0
+    while at < len(argv):
+        word = argv[at]
+        if not word.startswith("-"):
+            break
+        at += 2 if word in takes_value else 1
+    if at >= len(argv) or argv[at] in COMMANDS:
+        return argv
+    return [*argv[:at], "--log", argv[at], *argv[at + 1:]]
 
 
 def bus_config(args: argparse.Namespace, *, default_connect: bool) -> BusConfig:
@@ -380,7 +401,7 @@ def cmd_gui(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     )
     if real and not (choice.endpoints or choice.config_file or choice.listen):
         choice.endpoints = [DEFAULT_ENDPOINT]
-    return run_gui(choice, layout=args.layout or "")
+    return run_gui(choice, layout=args.layout or "", log=Path(args.log) if args.log else None)
 
 
 def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
@@ -578,7 +599,8 @@ COMMANDS = {"robots": cmd_robots, "topics": cmd_topics, "echo": cmd_echo, "sim":
 
 def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(log_file_first(sys.argv[1:] if argv is None else argv, parser))
     command = COMMANDS[args.command or "gui"]
     try:
         return command(args, out)

@@ -3,6 +3,7 @@ timeline bar under the docks, its markers, and the way back to live robots."""
 
 from __future__ import annotations
 
+import math
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ OPEN_LOG_SHORTCUT = "Ctrl+Shift+O"
 
 
 class PlaybackControls(QObject):
+    log_failed = Signal(str)  # why the log asked for could not be opened
     _progress = Signal(float)
     _opened = Signal(object)  # a LogReader, or the LogError's text
     _marked = Signal(object, object)  # the reader, its markers
@@ -42,6 +44,7 @@ class PlaybackControls(QObject):
         self.bar.loop_changed.connect(lambda on: self._player_do("set_loop", on))
         self._progress_dialog: QProgressDialog | None = None
         self._opening: threading.Thread | None = None
+        self._last_folder: Path | None = None
         self.markers: list[Marker] = []
         self._progress.connect(self._show_progress)
         self._opened.connect(self._on_opened)
@@ -49,10 +52,19 @@ class PlaybackControls(QObject):
 
     # -- opening ---------------------------------------------------------------------------
     def choose_log(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open log", "",
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open log", str(self.logs_folder()),
                                               "MCAP logs (*.mcap);;All files (*)")
         if path:
             self.open_log(Path(path))
+
+    def logs_folder(self) -> Path:
+        """Where *Open log…* starts: the folder of the last log opened, else whichever of
+        recordings and the black boxes holds the newest log, else the data folder."""
+        if self._last_folder is not None and self._last_folder.is_dir():
+            return self._last_folder
+        recording = self.window.recording
+        return newest_logs_folder([recording.recordings_dir, recording.black_box_dir]) \
+            or self.window.config_dir
 
     def open_log(self, path: Path) -> None:
         """Indexes the log on a thread (a progress bar meanwhile), then plays it in place of
@@ -96,12 +108,14 @@ class PlaybackControls(QObject):
             self._progress_dialog = None
         if not isinstance(result, LogReader):
             self.window.show_message(f"Log not opened: {result}")
+            self.log_failed.emit(str(result))
             if self.window.isVisible():  # said, without holding the window (and its tests)
                 box = QMessageBox(QMessageBox.Icon.Warning, "Log not opened", str(result),
                                   QMessageBox.StandardButton.Close, self.window)
                 box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
                 box.open()
             return
+        self._last_folder = result.path.parent
         self.window.recording.stop_recording()
         self.window.set_active_robot(None)
         self.window.connection.play(result)
@@ -146,4 +160,22 @@ class PlaybackControls(QObject):
     def back_to_live(self) -> None:
         self.toolbar.hide()
         self.window.reconnect(self.window.connection.choice)
+
+
+def newest_logs_folder(folders: list[Path]) -> Path | None:
+    """The folder holding the newest ``.mcap`` of ``folders``; the first that exists if
+    none holds one; None if none exists."""
+    existing = [folder for folder in folders if folder.is_dir()]
+    newest = max(((_modified(log), folder) for folder in existing
+                  for log in folder.glob("*.mcap")), default=None, key=lambda found: found[0])
+    if newest is not None:
+        return newest[1]
+    return existing[0] if existing else None
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # deleted meanwhile (the black boxes' folder is pruned)
+        return -math.inf
 

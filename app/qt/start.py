@@ -51,8 +51,9 @@ def fit_to_screen(window: QWidget, share: float = FIRST_START_SHARE) -> None:
     window.move(frame.topLeft())
 
 
-def run_gui(choice: ConnectionChoice, layout: str = "") -> int:
-    """The window; with ``layout`` it starts with that named layout instead of the last."""
+def run_gui(choice: ConnectionChoice, layout: str = "", log: Path | None = None) -> int:
+    """The window; with ``layout`` it starts with that named layout instead of the last,
+    with ``log`` it plays that log (live, and saying why, if it cannot be opened)."""
     logs.configure(config_dir())
     app = create_application()
     # The embedded fleet starts once the window is on screen: its process would otherwise
@@ -61,11 +62,16 @@ def run_gui(choice: ConnectionChoice, layout: str = "") -> int:
     fit_to_screen(window)  # the last layout's geometry, if it has one, replaces this
 
     def after_first_paint() -> None:
-        window.connection.start_sim()
+        if log is None:
+            window.connection.start_sim()
+        else:  # the fleet starts only if the log cannot be opened and the window stays live
+            window.playback.log_failed.connect(window.connection.start_sim)
         if layout:
             window.load_named_layout(layout)
         else:
             window.restore_last_layout()
+        if log is not None:
+            window.playback.open_log(log)
 
     first_paint.after_first_paint(window, after_first_paint)
     if first_paint.requested():  # installed last, so its filter runs first (Qt: LIFO)

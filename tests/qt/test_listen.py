@@ -13,7 +13,7 @@ from app.station.connection import ConnectionChoice
 def test_listen_on_the_command_line_reaches_the_window(monkeypatch) -> None:
     chosen: list[ConnectionChoice] = []
     monkeypatch.setattr("app.qt.start.run_gui",
-                        lambda choice, layout="": chosen.append(choice) or 0)
+                        lambda choice, **_: chosen.append(choice) or 0)
     assert main(["--listen", "tcp/0.0.0.0:7448"]) == 0
     assert main(["--connect", "tcp/10.0.0.5:7447", "--listen", "tcp/0.0.0.0:7448"]) == 0
     listening, both = chosen

@@ -19,7 +19,7 @@ def test_the_window_says_the_router_wants_a_password(make_main_window, qtbot, tm
     try:
         chosen: list[ConnectionChoice] = []
         monkeypatch.setattr("app.qt.start.run_gui",
-                            lambda choice, layout="": chosen.append(choice) or 0)
+                            lambda choice, **_: chosen.append(choice) or 0)
         config = depot.config("station", "nopassword", **NO_PASSWORD)
         assert main(["--zenoh-config", config]) == 0
         (choice,) = chosen
