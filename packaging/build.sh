@@ -13,5 +13,8 @@ fi
 started=$(date +%s)
 .venv/bin/python -m PyInstaller --noconfirm --log-level WARN \
   --distpath dist --workpath build/pyinstaller "$@" packaging/fieldstation.spec
+# The desktop entry, the MCAP file type and their installer, beside the executable.
+mkdir -p dist/fieldstation/desktop
+cp packaging/desktop/* resources/icons/fieldstation.svg dist/fieldstation/desktop/
 echo "built dist/fieldstation/fieldstation in $(( $(date +%s) - started )) s," \
   "bundle size $(du -sh dist/fieldstation | cut -f1)"
