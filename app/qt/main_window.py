@@ -12,10 +12,10 @@ from collections import deque
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import PySide6
-from PySide6.QtCore import QByteArray, Qt, QTimer, qVersion
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QSizePolicy,
+    QWidget,
 )
 
 from app import logs, resources
@@ -61,6 +62,7 @@ AREAS = {
     "top": Qt.DockWidgetArea.TopDockWidgetArea,
     "bottom": Qt.DockWidgetArea.BottomDockWidgetArea,
 }
+PANEL_MIN = QSize(320, 180)  # the most room a panel may insist on
 SAFETY_PERIOD_S = 0.066  # the arming banner and the e-stop refresh at ~15 Hz
 GAMEPAD_START_MS = 200  # SDL starts once the window has painted: the first frame never waits
 SESSION_COLOURS = {"online": "#3fb950", "connecting": "#d29922", "offline": "#f85149",
@@ -122,7 +124,10 @@ class MainWindow(QMainWindow):
         return dict(self._panels)
 
     def open_panel(self, panel_id: str, state: dict[str, Any] | None = None,
-                   object_name: str = "", area: str = "right") -> Panel:
+                   object_name: str = "", area: str = "right", tabbed: bool = False) -> Panel:
+        """Docks a new panel in ``area``; ``tabbed``: as a tab beside a dock already there
+        (what the operator's Add panel does), so the window and its other panels keep their
+        size."""
         cls = self.registry.get(panel_id)
         if cls is None:
             raise KeyError(f"no panel {panel_id!r}")
@@ -130,17 +135,36 @@ class MainWindow(QMainWindow):
         panel = cls(self)
         if state:
             panel.restore_state(state)
+        # What a panel lays out may ask for more room than the window has (a long form, a
+        # wide table): it is clipped, never allowed to push the window past the screen.
+        widget = cast(QWidget, panel)
+        hint = widget.minimumSizeHint()
+        widget.setMinimumSize(min(hint.width(), PANEL_MIN.width()),
+                              min(hint.height(), PANEL_MIN.height()))
         dock = QDockWidget(cls.title, self)
         dock.setObjectName(object_name)
         dock.setWindowIcon(_icon(panel_id))  # shown on the dock's tab when tabbed
         dock.setWidget(panel)  # type: ignore[arg-type]
         dock.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dock.destroyed.connect(lambda _=None, name=object_name, d=dock: self._forget(name, d))
+        neighbour = self._dock_in(AREAS[area]) if tabbed else None
         self.addDockWidget(AREAS[area], dock)
+        if neighbour is not None:
+            # A panel added to a window on screen joins a tab group there: a new column or
+            # row would squeeze the others, or grow the window past the screen.
+            self.tabifyDockWidget(neighbour, dock)
+            QTimer.singleShot(0, dock, dock.raise_)
         self._panels[object_name] = panel
         self._docks[object_name] = dock
         self._visible_at = -math.inf
         return panel
+
+    def _dock_in(self, area: Qt.DockWidgetArea) -> QDockWidget | None:
+        """The last docked (not floating) dock of ``area``, else of any area."""
+        docked = [d for d in self._docks.values() if not d.isFloating()]
+        in_area = [d for d in docked if self.dockWidgetArea(d) == area]
+        candidates = in_area or docked
+        return candidates[-1] if candidates else None
 
     def _free_name(self, panel_id: str) -> str:
         n = 1
@@ -664,7 +688,8 @@ class MainWindow(QMainWindow):
         add = view.addMenu(_icon("add-panel"), "&Add panel")
         for n, cls in enumerate(self.registry.classes(), start=1):
             self._action(add, cls.title, f"Ctrl+{n}" if n < 10 else None,
-                         lambda _=False, pid=cls.panel_id: self.open_panel(pid), cls.panel_id)
+                         lambda _=False, pid=cls.panel_id: self.open_panel(pid, tabbed=True),
+                         cls.panel_id)
         view.addSeparator()
         full_screen = self._action(view, "&Full screen", "F11", self._toggle_full_screen,
                                    "full-screen")
@@ -692,7 +717,7 @@ class MainWindow(QMainWindow):
                                          [c.title for c in classes], 0, False)
         chosen = next((c for c in classes if c.title == title), None)
         if ok and chosen is not None:
-            self.open_panel(chosen.panel_id)
+            self.open_panel(chosen.panel_id, tabbed=True)
 
     def _fill_layouts_menu(self) -> None:
         menu = self._layouts_menu
