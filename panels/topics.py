@@ -27,11 +27,13 @@ from app.qt.panel_api import TOPIC_MIME, PanelHost
 from app.render_text import human_age, human_bytes_per_s, human_rate
 from app.station.frame import FrameBatch
 from panels.base import PanelBase
+from panels.plot import PlotPanel
 from widgets.grouped_rows import RowsModel
 from widgets.status_light import ALARM
 from widgets.table import (
     KEY_ROLE,
     Cell,
+    ContentColumns,
     Row,
     TextFilterProxy,
     make_table_view,
@@ -79,7 +81,9 @@ class TopicsPanel(PanelBase):
         self.proxy = TextFilterProxy((KEY, TYPE), self)
         self.proxy.setSourceModel(self.model)
         self.view = make_table_view(self.proxy, WIDTHS, stretch=KEY)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # keys differ at both ends
+        self.columns = ContentColumns(self.view, first=KEY)
+        # keys share their robot's prefix: the end of a key is what tells rows apart
+        self.view.setTextElideMode(Qt.TextElideMode.ElideLeft)
         self.view.setDragEnabled(True)
         self.view.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.view.setDefaultDropAction(Qt.DropAction.CopyAction)
@@ -169,14 +173,25 @@ class TopicsPanel(PanelBase):
         return sorted(paths, key=lambda p: p.split(".", 1)[0] not in members)
 
     def plot_field(self, key: str) -> None:
-        """Asks which numeric field of the topic to plot, then opens a plot of it."""
+        """Asks which numeric field of the topic to plot, then adds it to the plot on screen
+        (the one opened last, if several), or opens a plot where the window puts it."""
         paths = self.numeric_paths(key)
         if not paths:
             self.host.show_message(f"{key} has no numeric fields to plot")
             return
         path, ok = QInputDialog.getItem(self, "Plot field", f"Field of {key}:", paths, 0, False)
-        if ok and path:
+        if not ok or not path:
+            return
+        plot = self._plot_on_screen()
+        if plot is None:
             self.host.open_panel("plot", {"series": [{"key": key, "path": path}]})
+        elif not plot.add_series(key, path):
+            self.host.show_message(f"Plot: {key}:{path} is plotted already")
+
+    def _plot_on_screen(self) -> PlotPanel | None:
+        on_screen = [p for p in self.host.panels().values()
+                     if isinstance(p, PlotPanel) and not p.visibleRegion().isEmpty()]
+        return on_screen[-1] if on_screen else None
 
     def inspect(self, key: str) -> None:
         self.host.open_panel("inspector", {"key": key})

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import (
+    QEvent,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -106,6 +107,48 @@ def make_table_view(model: QSortFilterProxyModel, widths: Sequence[int],
         header.resizeSection(column, width * char + 16)
     header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     return view
+
+
+class ContentColumns(QObject):
+    """Keeps a table's columns as wide as their content, ``first`` first: when the view is
+    too narrow for all of them, ``first`` keeps its content width (or the view's, but not
+    under ``floor`` characters) and the rest scroll into view; spare room widens ``first``.
+    Refits when rows come or go and when the view is resized."""
+
+    def __init__(self, view: QTableView, first: int, floor: int = 24) -> None:
+        super().__init__(view)
+        self.view = view
+        self.first = first
+        self.floor = floor
+        header = view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        model = view.model()
+        for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+            signal.connect(self.fit)
+        view.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def content_widths(self) -> list[int]:
+        header = self.view.horizontalHeader()
+        return [max(self.view.sizeHintForColumn(c), header.sectionSizeHint(c))
+                for c in range(header.count())]
+
+    def fit(self) -> None:
+        widths = self.content_widths()
+        if not widths:
+            return
+        room = self.view.viewport().width()
+        others = sum(widths) - widths[self.first]
+        floor = min(widths[self.first], self.floor * self.view.fontMetrics().averageCharWidth())
+        widths[self.first] = max(room - others, min(widths[self.first], room), floor)
+        header = self.view.horizontalHeader()
+        for column, width in enumerate(widths):
+            header.resizeSection(column, width)
 
 
 def sort_state(view: QTableView | QTreeView) -> dict[str, Any]:

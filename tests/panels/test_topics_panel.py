@@ -191,3 +191,31 @@ def test_a_heavy_topic_no_panel_shows_is_listed_on_demand_until_a_panel_shows_it
     qtbot.waitUntil(lambda: cell(panel.view, cloud, RATE) == "on demand", timeout=10_000)
     window.open_panel("inspector", {"key": cloud})
     qtbot.waitUntil(lambda: hz(cell(panel.view, cloud, RATE)) > 0, timeout=10_000)
+
+
+CAR_KEY = "fleet/car-1/entities/car-1"
+
+
+def key_text_width(panel: TopicsPanel, key: str) -> int:
+    return panel.view.fontMetrics().horizontalAdvance(key)
+
+
+def test_the_key_column_is_as_wide_as_the_longest_key(make_main_window, fleet, qtbot):
+    _, panel = open_topics(make_main_window, qtbot, until=CAR_KEY)
+    longest = max(rows(panel.view), key=lambda k: key_text_width(panel, k))
+    panel.view.setFixedWidth(key_text_width(panel, longest) + 120)  # a dock of the key's width
+    qtbot.waitUntil(lambda: panel.view.columnWidth(0) > key_text_width(panel, longest),
+                    timeout=2_000)  # every key whole; the other columns scroll
+
+
+def test_a_narrow_table_keeps_the_key_and_cuts_it_at_the_left(make_main_window, fleet, qtbot):
+    _, panel = open_topics(make_main_window, qtbot, until=CAR_KEY)
+    longest = max(rows(panel.view), key=lambda k: key_text_width(panel, k))
+    panel.view.setFixedWidth(key_text_width(panel, longest) // 2 + 60)  # a narrow dock
+    qtbot.waitUntil(lambda: panel.view.columnWidth(0) >= panel.view.viewport().width(),
+                    timeout=2_000)  # the key takes the width; the numbers scroll
+    assert panel.view.textElideMode() == Qt.TextElideMode.ElideLeft
+    width = panel.view.columnWidth(0) - 16
+    shown = panel.view.fontMetrics().elidedText(longest, Qt.TextElideMode.ElideLeft, width)
+    assert shown.startswith("…") and shown.endswith(longest.rsplit("/", 1)[-1])
+    assert cell(panel.view, longest, 0, Qt.ItemDataRole.ToolTipRole) == longest
