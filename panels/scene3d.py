@@ -136,8 +136,8 @@ class Scene3DPanel(PanelBase):
         return Converted(layer.key, layer.converter, self._style(layer.key).voxel_m)
 
     def accept_topic(self, key: str, type_name: str) -> bool:
-        if type_name and scene_converter_for(type_name) is None:
-            self.host.show_message(f"3D: {type_name} has nothing to draw")
+        if type_name and scene_converter_for(type_name, key) is None:
+            self.host.show_message(f"3D: {key} ({type_name}) has nothing to draw")
             return False
         if key not in self._extra:
             self._extra.append(key)
@@ -250,7 +250,7 @@ class Scene3DPanel(PanelBase):
             robot_id = robot_of(key, root)
             if robot_id is None or (robot_id not in robots and key not in self._extra):
                 continue
-            converter = scene_converter_for(type_name)
+            converter = scene_converter_for(type_name, key)
             if converter is None:
                 continue
             wanted[key] = self.model.layer(key, robot_id, type_name, converter,
@@ -376,7 +376,8 @@ class Scene3DPanel(PanelBase):
 
     # -- the layer list ------------------------------------------------------------------------
     def layer_status(self, key: str, batch: FrameBatch) -> tuple[str, str]:
-        """(text, colour) of a layer's state: hidden, error, not drawn, stale, waiting, ok."""
+        """(text, colour) of a layer's state: hidden, error, not drawn, waiting, nothing to
+        draw, stale, ok; only faults (error, not drawn) are in the error colour."""
         layer = self._wanted.get(key)
         if layer is None:
             return "not a layer", DIM_COLOUR
@@ -388,6 +389,8 @@ class Scene3DPanel(PanelBase):
             return f"not drawn: {layer.frame_problem}", ERROR_COLOUR
         if layer.version < 0:
             return "waiting for data", DIM_COLOUR
+        if layer.empty:
+            return "nothing to draw", DIM_COLOUR
         stats = batch.topics.get(key)
         age = stats.age_s(batch.now) if stats is not None else None
         if age is not None and age > max(STALE_AFTER_S, 3 / max(stats.rate_hz(batch.now), 1e-3)):

@@ -36,11 +36,12 @@ label; a shape with nothing left is refused.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
+from app.bus.keys import COMMAND_SEGMENTS, UPLINK_SEGMENTS
 from app.codec.decode import DecodedMessage
 from app.codec.fields import active_member, enum_value
 from app.convert.models import (
@@ -608,10 +609,20 @@ def extruded_polygon(exterior: np.ndarray, holes: list[np.ndarray], z_min: float
 
 
 # -- converters -----------------------------------------------------------------------------
-NO_3D = "no 3D content in {}"
+UPLINK_DRAWN = ("motion", "object", "reportedShape")  # the members with anything to draw
+COMMAND_DRAWN = ("goTo", "spatialDirective", "feature", "object")
+NOTHING_TO_DRAW = Scene()  # a well-formed message the scene has no use for (a battery reading)
 
 
-@converter("fleet.uplink", "fleet.Uplink")
+def _draws(direction: str, segments: dict[str, str],
+           drawn: tuple[str, ...]) -> Callable[[str], bool]:
+    """Whether a key can hold a member with anything to draw: the station's own keys name
+    their member (``…/uplink/battery``); any other key might hold any member."""
+    quiet = {f"/{direction}/{s}" for m, s in segments.items() if m not in drawn}
+    return lambda key: not any(key.endswith(end) for end in quiet)
+
+
+@converter("fleet.uplink", "fleet.Uplink", draws=_draws("uplink", UPLINK_SEGMENTS, UPLINK_DRAWN))
 def uplink(decoded: DecodedMessage) -> Scene | SceneChange:
     message = decoded.root
     member = _member(message, "uplink")
@@ -622,11 +633,12 @@ def uplink(decoded: DecodedMessage) -> Scene | SceneChange:
         return object_op(message.object)
     if member == "reportedShape":
         return _op(message.reportedShape, "reported shape", reported_shape_entity)
-    raise ConversionError(NO_3D.format(member))
+    return NOTHING_TO_DRAW
 
 
-@converter("fleet.command", "fleet.Command")
-def command(decoded: DecodedMessage) -> Poses | SceneChange:
+@converter("fleet.command", "fleet.Command",
+           draws=_draws("command", COMMAND_SEGMENTS, COMMAND_DRAWN))
+def command(decoded: DecodedMessage) -> Poses | Scene | SceneChange:
     message = decoded.root
     member = _member(message, "command")
     if member == "goTo":
@@ -637,7 +649,7 @@ def command(decoded: DecodedMessage) -> Poses | SceneChange:
         return _op(message.feature, "feature", feature_entity)
     if member == "object":
         return object_op(message.object)
-    raise ConversionError(NO_3D.format(member))
+    return NOTHING_TO_DRAW
 
 
 @converter("fleet.object", "fleet.Object")

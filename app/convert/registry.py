@@ -15,6 +15,7 @@ Converter = Callable[..., Any]  # (DecodedMessage, **options) -> a display model
 FAMILIES = ("isaac", "bow", "fleet", "foxglove", "autoware")
 _CONVERTERS: dict[str, Converter] = {}
 _FOR_TYPE: dict[str, str] = {}  # wire type -> the converter the 3D scene uses for it
+_DRAWS: dict[str, Callable[[str], bool]] = {}  # converter -> which keys it draws something of
 
 
 class ConversionError(Exception):
@@ -25,23 +26,32 @@ class UnknownConverter(LookupError):
     pass
 
 
-def converter(name: str, *type_names: str) -> Callable[[Converter], Converter]:
+def converter(name: str, *type_names: str,
+              draws: Callable[[str], bool] | None = None) -> Callable[[Converter], Converter]:
     """Registers the decorated function as converter ``name``, the scene's converter for
-    samples of ``type_names`` (``family.Struct``, as in encodings)."""
+    samples of ``type_names`` (``family.Struct``, as in encodings); ``draws``: whether a
+    key of those types can hold anything to draw (a robot's battery key cannot)."""
 
     def register(function: Converter) -> Converter:
         _CONVERTERS[name] = function
         for type_name in type_names:
             _FOR_TYPE[type_name] = name
+        if draws is not None:
+            _DRAWS[name] = draws
         return function
 
     return register
 
 
-def scene_converter_for(type_name: str) -> str | None:
-    """The converter that makes a 3D display model of ``type_name``, if there is one."""
+def scene_converter_for(type_name: str, key: str = "") -> str | None:
+    """The converter that makes a 3D display model of ``type_name``, if there is one (and,
+    given the ``key``, if that key can hold anything to draw)."""
     _import_families()
-    return _FOR_TYPE.get(type_name)
+    name = _FOR_TYPE.get(type_name)
+    draws = _DRAWS.get(name or "")
+    if name is None or not key or draws is None:
+        return name
+    return name if draws(key) else None
 
 
 def _import_families() -> None:
@@ -73,5 +83,6 @@ def get_converter(name: str) -> Converter:
 
 def unregister(name: str) -> None:
     _CONVERTERS.pop(name, None)
+    _DRAWS.pop(name, None)
     for type_name in [t for t, n in _FOR_TYPE.items() if n == name]:
         del _FOR_TYPE[type_name]

@@ -101,6 +101,7 @@ class Layer:
     models: list[Any] = field(default_factory=list)
     entities: dict[str, tuple[SceneEntity, float]] = field(default_factory=dict)  # id -> (, expiry)
     error: str = ""  # why the newest sample did not convert
+    empty: bool = False  # the newest sample converted to nothing to draw (a battery reading)
     frame_problem: str = ""  # why some of it is not drawn
     inexact: bool = False  # drawn with the latest transform, none near its time
     content_version: int = 0
@@ -143,6 +144,7 @@ class SceneModel:
         if error or value is None:
             return  # the last good models stay drawn, the error is shown beside them
         parts = list(value.parts) if isinstance(value, Scene) else [value]
+        layer.empty = not parts
         models = []
         for part in parts:
             if isinstance(part, Transforms):

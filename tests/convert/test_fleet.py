@@ -128,10 +128,17 @@ def test_motion_nan_heading_keeps_position() -> None:
 
 @pytest.mark.parametrize("member", ["status", "battery", "fault", "mission", "capabilities",
                                     "message"])
-def test_members_without_3d_content_are_refused(member: str) -> None:
+def test_members_without_3d_content_have_nothing_to_draw(member: str) -> None:
     message, _ = uplink(member)
-    with pytest.raises(ConversionError, match=f"no 3D content in {member}"):
-        convert(message)
+    assert convert(message) == Scene()  # well formed: not an error, just nothing to draw
+    assert scene_converter_for("fleet.Uplink", f"fleet/r1/uplink/{member}") is None
+
+
+def test_a_key_that_may_hold_a_pose_stays_a_layer() -> None:
+    for key in ("fleet/r1/uplink/motion", "fleet/r1/uplink/objects", "elsewhere/battery"):
+        assert scene_converter_for("fleet.Uplink", key) == "fleet.uplink"
+    assert scene_converter_for("fleet.Command", "fleet/r1/command/teleop") is None
+    assert scene_converter_for("fleet.Command", "fleet/r1/command/go_to") == "fleet.command"
 
 
 def test_unknown_union_member_is_refused() -> None:
@@ -393,10 +400,9 @@ def test_goto_geodetic_and_local_targets() -> None:
         convert(message)
 
 
-def test_command_without_3d_content_is_refused() -> None:
+def test_command_without_3d_content_has_nothing_to_draw() -> None:
     message, _teleop = command("teleop")
-    with pytest.raises(ConversionError, match="no 3D content in teleop"):
-        convert(message)
+    assert convert(message) == Scene()
 
 
 # -- triangulation ------------------------------------------------------------------------------

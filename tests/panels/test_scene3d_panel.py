@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
+from panels.scene3d import DIM_COLOUR, ERROR_COLOUR
 from tests.bus.helpers import wait_until_heard, waiting_in
 
 pytestmark = pytest.mark.gl
@@ -137,3 +140,42 @@ def test_the_scene_is_placed_only_for_the_views_next_frame(make_main_window, qtb
         monkeypatch.setattr(panel.view, "next_frame_in", lambda s=next_frame_in: s)
         panel.on_frame(window_batch(window))
         assert len(placed) == expected, f"next frame in {next_frame_in} s"
+
+
+def listed_layers(panel) -> dict[str, tuple[str, str]]:
+    """The layer list as shown: key -> (status text, status colour)."""
+    listed = panel.layer_list
+    items = (listed.topLevelItem(i) for i in range(listed.topLevelItemCount()))
+    return {item.data(0, Qt.ItemDataRole.UserRole):
+            (item.text(1), item.foreground(1).color().name()) for item in items}
+
+
+def test_a_robots_battery_and_faults_are_no_layers_and_nothing_is_red(make_main_window, fleet,
+                                                                      qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = open_scene(window, "rover-1")
+    qtbot.waitUntil(lambda: listed_layers(panel).get(f"{ROVER}/uplink/motion", ("",))[0]
+                    .startswith("ok"), timeout=TIMEOUT_MS)
+    for member in ("battery", "fault", "message", "capabilities", "status"):
+        assert f"{ROVER}/uplink/{member}" not in listed_layers(panel)
+    assert not [(key, text) for key, (text, colour) in listed_layers(panel).items()
+                if colour == QColor(ERROR_COLOUR).name()]
+
+
+def test_a_topic_with_nothing_to_draw_is_listed_quietly(make_main_window, fleet, qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = open_scene(window, "rover-1")
+    qtbot.waitUntil(lambda: any(r.robot_id == "rover-1" and r.catalog
+                                for r in window.station.robots()), timeout=TIMEOUT_MS)
+    key = f"{ROVER}/relay/uplink"  # a foreign robot's key: it might hold a pose
+    assert panel.accept_topic(key, "fleet.Uplink")
+    publisher = Publisher(fleet.hub, key, "fleet.Uplink", Traffic.TELEMETRY)
+    message = registry().struct("fleet.Uplink").new_message(robotId="rover-1", unixTimeMs=1)
+    message.init("battery").percentage = 50.0
+    payload = message.to_bytes()
+    wait_until_heard(fleet.hub, key, wait=waiting_in(qtbot))
+    qtbot.waitUntil(lambda: (publisher.put(payload),
+                             listed_layers(panel).get(key, ("",))[0])[1] == "nothing to draw",
+                    timeout=TIMEOUT_MS)
+    assert listed_layers(panel)[key][1] == QColor(DIM_COLOUR).name()
+    publisher.close()
