@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from app.bus.keys import robot_of
 from app.convert.registry import ConversionError
 from app.qt.panel_api import PanelHost
+from app.qt.user_folders import pictures_folder
 from app.station.frame import FrameBatch
 from app.station.interests import Converted, ConvertedValue, Interest, Stream
 from panels.base import PanelBase
@@ -512,7 +513,8 @@ class CameraPanel(PanelBase):
                                   f"Range: {self._depth_range[0]:g}–{self._depth_range[1]:g}")
 
     def _ask_snapshot(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save snapshot", "camera.png",
+        path, _ = QFileDialog.getSaveFileName(self, "Save snapshot",
+                                              str(pictures_folder() / "camera.png"),
                                               "PNG images (*.png)")
         if path:
             self.save_snapshot(path)

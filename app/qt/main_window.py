@@ -34,6 +34,7 @@ from app import logs, resources
 from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layout
 from app.priority import lower_background
 from app.qt.frame_clock import FrameClock
+from app.qt.help_menu import build_help_menu
 from app.qt.operator import Operator
 from app.qt.panel_api import Panel, PanelRegistry
 from app.qt.playback import OPEN_LOG_SHORTCUT, PlaybackControls
@@ -698,8 +699,7 @@ class MainWindow(QMainWindow):
         full_screen.setShortcuts([QKeySequence("F11"),
                                   *(k for k in standard if k != QKeySequence("F11"))])
 
-        help_menu = menu.addMenu("&Help")
-        self._action(help_menu, "&About Fieldstation", None, self._about, "about")
+        build_help_menu(self)
 
     def _build_safety_bar(self) -> None:
         """The arming banner, the E-STOP and its release in the menu bar's corner: on screen

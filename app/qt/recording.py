@@ -8,6 +8,7 @@ on Ctrl+B, and on SIGUSR1 to the process.
 
 from __future__ import annotations
 
+import html
 import signal
 import threading
 import time
@@ -15,10 +16,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QLabel, QToolBar
 
+from app.qt.recording_meter import RecordingMeter, time_left
 from app.record.blackbox import BlackBox
 from app.record.incident_watch import IncidentWatch
 from app.record.retention import KEEP_BYTES, prune_oldest
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 RECORD_SHORTCUT = "Ctrl+R"
 BLACK_BOX_SHORTCUT = "Ctrl+B"
 RECORDING_STYLE = "color:#f85149;font-weight:bold;"
+LOW_DISK_S = 600  # under this much recording time left, the toolbar says it in red
 # Point clouds and camera frames would push the minute out of the black box's memory bound;
 # it keeps everything smaller (vitals, poses, detections, commands). Record to keep them.
 BLACK_BOX_MAX_SAMPLE_BYTES = 1024 * 1024
@@ -50,6 +53,8 @@ class RecordingControls(QObject):
         self.recordings_dir = window.config_dir / "recordings"
         self.black_box_dir = window.config_dir / "black-box"
         self.recorder: Recorder | None = None
+        self._meter: RecordingMeter | None = None
+        self.last_file: Path | None = None  # the newest recording or black box saved
         self._record_tap: StationTap | None = None
         self.black_box = BlackBox()
         self._box_tap = StationTap(window.station, self.black_box, name="black box",
@@ -82,8 +87,13 @@ class RecordingControls(QObject):
         self.black_box_action.triggered.connect(lambda: self.save_black_box("saved by hand"))
         self.label = QLabel()
         self.label.setContentsMargins(8, 0, 8, 0)
+        self.saved_label = QLabel()
+        self.saved_label.setContentsMargins(8, 0, 8, 0)
+        self.saved_label.linkActivated.connect(lambda _: self.open_saved_folder())
+        self.saved_label.hide()
         bar.addAction(self.record_action)
         bar.addWidget(self.label)
+        bar.addWidget(self.saved_label)
         bar.addSeparator()
         bar.addAction(self.black_box_action)
         self.toolbar = bar
@@ -98,6 +108,8 @@ class RecordingControls(QObject):
         path = path or self.recordings_dir / stamped_name("recording")
         path.parent.mkdir(parents=True, exist_ok=True)
         self.recorder = Recorder(path, split_bytes=split_bytes, split_s=split_s)
+        self._meter = RecordingMeter(path.parent)
+        self.saved_label.hide()
         self._record_tap = StationTap(self.window.station, self.recorder, keys,
                                       name="recorder")
         self.record_action.blockSignals(True)
@@ -112,6 +124,7 @@ class RecordingControls(QObject):
     def stop_recording(self) -> RecorderStatus | None:
         tap, self._record_tap = self._record_tap, None
         recorder, self.recorder = self.recorder, None
+        self._meter = None
         if tap is not None:
             tap.close()
         self.record_action.blockSignals(True)
@@ -120,6 +133,7 @@ class RecordingControls(QObject):
         if recorder is None:
             return None
         status = recorder.close()
+        self._show_saved(status.path)
         dropped = sum(status.dropped.values())
         self.window.show_message(
             f"Recorded {status.messages} messages ({_size(status.bytes_written)}, "
@@ -163,6 +177,7 @@ class RecordingControls(QObject):
     def _saved(self, path: str, reason: str) -> None:
         if path:
             self.last_saved = Path(path)
+            self._show_saved(self.last_saved)
             self.window.show_message(f"Black box ({reason}) saved to {path}")
         else:
             self.window.show_message(f"Black box {reason}")
@@ -186,6 +201,8 @@ class RecordingControls(QObject):
         status = recorder.status()
         dropped = sum(status.dropped.values())
         text = f"● REC {_clock(status.duration_s)}  {_size(status.bytes_written)}"
+        if self._meter is not None:
+            text += self._cost(self._meter, status.bytes_written)
         if len(status.files) > 1:
             text += f"  part {len(status.files)}"
         if dropped:
@@ -197,6 +214,34 @@ class RecordingControls(QObject):
         self.label.setText(text)
         self.label.setToolTip(str(status.path))
         self.label.setStyleSheet(RECORDING_STYLE)
+
+    def _cost(self, meter: RecordingMeter, bytes_written: int) -> str:
+        """The rate, the space left and, in red when it is short, how long that lasts."""
+        rate = meter.rate_bps(bytes_written)
+        text = f"  {rate / 1024**2:.1f} MB/s"
+        free = meter.free_bytes()
+        if free is None:
+            return text
+        text += f"  {_size(free)} free"
+        left = time_left(free, rate)
+        if left:
+            short = free / rate < LOW_DISK_S
+            text += (f"  <span style='background:#f85149;color:#fff'>&nbsp;~{left} left&nbsp;"
+                     "</span>" if short else f" (~{left})")
+        return text
+
+    # -- where the files went ------------------------------------------------------------------
+    def _show_saved(self, path: Path) -> None:
+        self.last_file = path
+        self.saved_label.setText(f"Saved {html.escape(path.name)} · "
+                                 "<a href='open-folder'>Open folder</a>")
+        self.saved_label.setToolTip(str(path))
+        self.saved_label.show()
+
+    def open_saved_folder(self) -> None:
+        """The folder of the newest file saved, in the desktop's file manager."""
+        if self.last_file is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.last_file.parent)))
 
     def close(self) -> None:
         self.stop_recording()
