@@ -38,6 +38,7 @@ LOW_DISK_S = 600  # under this much recording time left, the toolbar says it in 
 # it keeps everything smaller (vitals, poses, detections, commands). Record to keep them.
 BLACK_BOX_MAX_SAMPLE_BYTES = 1024 * 1024
 SPLIT_BYTES = 1024**3  # a recording goes on in a new part every GiB: files stay easy to move
+BY_HAND = "saved by hand"
 
 
 def stamped_name(prefix: str) -> str:
@@ -63,6 +64,7 @@ class RecordingControls(QObject):
         self._saving = threading.Lock()
         self._signalled = False
         self.last_saved: Path | None = None
+        self._saved_clock = ""  # when the black box was last saved, as the toolbar says it
         self.black_box_saved.connect(self._saved)
         self._build_toolbar()
         if hasattr(signal, "SIGUSR1"):
@@ -84,7 +86,7 @@ class RecordingControls(QObject):
         self.black_box_action.setToolTip(
             f"Save the last {self.black_box.seconds:g} s of every topic, samples over 1 MB "
             f"(clouds, images) left out ({BLACK_BOX_SHORTCUT})")
-        self.black_box_action.triggered.connect(lambda: self.save_black_box("saved by hand"))
+        self.black_box_action.triggered.connect(lambda: self.save_black_box(BY_HAND))
         self.label = QLabel()
         self.label.setContentsMargins(8, 0, 8, 0)
         self.saved_label = QLabel()
@@ -175,12 +177,33 @@ class RecordingControls(QObject):
         return True
 
     def _saved(self, path: str, reason: str) -> None:
-        if path:
-            self.last_saved = Path(path)
-            self._show_saved(self.last_saved)
-            self.window.show_message(f"Black box ({reason}) saved to {path}")
-        else:
+        if not path:
             self.window.show_message(f"Black box {reason}")
+            return
+        self.last_saved = Path(path)
+        self._saved_clock = time.strftime("%H:%M:%S")
+        self._show_saved(self.last_saved)
+        how = "Black box saved" if reason.startswith(BY_HAND) else "Black box saved by itself"
+        self.window.show_message(f"{how} ({reason}): the last {self.black_box.seconds:g} s "
+                                 f"of every topic are in {path}")
+
+    def _black_box_text(self) -> str:
+        """What the toolbar says of the black box while nothing is recorded."""
+        text = f"◉ black box: last {self.black_box.span_s():.0f} s"
+        return text + (f" · saved {self._saved_clock}" if self._saved_clock else "")
+
+    def _black_box_tooltip(self) -> str:
+        seconds = f"{self.black_box.seconds:g}"
+        tip = (f"The black box: the station always keeps the last {seconds} s of every topic "
+               f"in memory (samples over {BLACK_BOX_MAX_SAMPLE_BYTES // 1024**2} MB, such as "
+               f"point clouds and images, left out; at most "
+               f"{self.black_box.max_bytes // 1024**2} MB, so a busy fleet keeps less).\n"
+               f"It is saved to {self.black_box_dir} with {BLACK_BOX_SHORTCUT} "
+               "(Recording ▸ Save black box), and by itself when a robot raises a critical "
+               "fault or engages its e-stop. Saving does not empty it.")
+        if self.last_saved is not None:
+            tip += f"\nLast saved: {self.last_saved}"
+        return tip
 
     # -- each refresh of the window's tables ---------------------------------------------------
     def refresh(self) -> None:
@@ -195,7 +218,8 @@ class RecordingControls(QObject):
                 self.save_black_box(reason)
         recorder = self.recorder
         if recorder is None:
-            self.label.setText(f"black box {self.black_box.span_s():.0f} s")
+            self.label.setText(self._black_box_text())
+            self.label.setToolTip(self._black_box_tooltip())
             self.label.setStyleSheet("")
             return
         status = recorder.status()
