@@ -768,9 +768,6 @@ class MainWindow(QMainWindow):
                 f"{lib.LIBCAPNP_VERSION_MICRO} (pycapnp {capnp.__version__})<br>"
                 f"Python {platform.python_version()}")
 
-    def _about(self) -> None:
-        QMessageBox.about(self, "About Fieldstation", self.about_text())
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._shown_once:
