@@ -33,6 +33,7 @@ from widgets.table import (
     KEY_ROLE,
     SORT_ROLE,
     Cell,
+    ContentColumns,
     Row,
     TextFilterProxy,
     make_table_view,
@@ -58,14 +59,20 @@ class FaultsPanel(PanelBase):
         self.active_model = RowsModel(ACTIVE_COLUMNS, self)
         self.active = _sorted_view(self.active_model, (11, 20, 12, 40, 9, 7, 13), 3)
         self.active.setSelectionMode(QTableView.SelectionMode.ExtendedSelection)
+        # severities whole ("CRITICAL", not "CRITI…"); the message takes the spare room
+        self._active_columns = ContentColumns(self.active, first=3)
         self.ack_button = QPushButton("Acknowledge")
         self.ack_all_button = QPushButton("Acknowledge all")
         self.ack_button.clicked.connect(self.acknowledge_selected)
+        self.ack_button.setEnabled(False)
+        self.ack_all_button.setEnabled(False)
+        self.active.selectionModel().selectionChanged.connect(lambda *_: self._enable_ack())
         self.ack_all_button.clicked.connect(self.acknowledge_all)
         self.history_model = RowsModel(HISTORY_COLUMNS, self)
         self.history_proxy = TextFilterProxy((1, 2, 3), self)
         self.history_proxy.setSourceModel(self.history_model)
         self.history = make_table_view(self.history_proxy, (11, 20, 12, 40, 9, 9), 3)
+        self._history_columns = ContentColumns(self.history, first=3)
         self.history_search = _search_box("Search code, source or message")
         self.history_search.textChanged.connect(self.history_proxy.set_pattern)
         self.history_severity = _choice((ALL, *SEVERITIES))
@@ -136,6 +143,11 @@ class FaultsPanel(PanelBase):
         if not self.unacknowledged_alerts():
             self.host.alert_seen(self)
 
+    def _enable_ack(self) -> None:
+        """Acknowledge is for a selection holding a fault not acknowledged yet."""
+        selected = self.active.selectionModel().selectedRows(6)
+        self.ack_button.setEnabled(any(i.data() == "NEW" for i in selected))
+
     def unacknowledged_alerts(self) -> list[Fault]:
         return [f for f in self._active_faults() if f.alerts and self._robot is not None
                 and not self.acks.acknowledged(self._robot, f.code, f.raised_ms)]
@@ -160,6 +172,7 @@ class FaultsPanel(PanelBase):
             self.summary.setText(f"{len(faults)} active fault{'' if len(faults) == 1 else 's'}"
                                  f", {unacked} not acknowledged" if faults else "No active faults")
         self.ack_all_button.setEnabled(unacked > 0)
+        self._enable_ack()
         self.tabs.setTabText(0, f"Active ({len(faults)})" if faults else "Active")
 
     def _refresh_lists(self) -> None:

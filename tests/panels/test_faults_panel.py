@@ -115,3 +115,26 @@ def test_an_unreadable_acknowledgement_file_is_ignored(qtbot, tmp_path) -> None:
     qtbot.addWidget(panel)
     panel.on_frame(batch_of(RobotVitals(ROVER, faults=(_fault("X", "major", 1),), version=1)))
     assert rows(panel.active)["X"][6] == "NEW"
+
+
+def test_acknowledge_is_for_a_selection_with_a_new_fault_and_severities_are_whole(
+        qtbot, tmp_path) -> None:
+    panel = FaultsPanel(PlainHost(tmp_path))  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    panel.resize(900, 300)
+    panel.show()
+    assert not panel.ack_button.isEnabled() and not panel.ack_all_button.isEnabled()
+    panel.on_frame(batch_of(RobotVitals(ROVER, faults=(_fault("HOT", "critical", 1),),
+                                        version=1)))
+    assert not panel.ack_button.isEnabled()  # nothing selected: nothing to acknowledge
+    assert panel.ack_all_button.isEnabled()
+    panel.active.selectRow(0)
+    assert panel.ack_button.isEnabled()
+    panel.ack_button.click()
+    assert rows(panel.active)["HOT"][6] == "acknowledged"
+    assert not panel.ack_button.isEnabled() and not panel.ack_all_button.isEnabled()
+
+    severity = panel.active.model().index(0, 0)
+    needed = panel.active.sizeHintForColumn(0)
+    qtbot.waitUntil(lambda: panel.active.columnWidth(0) >= needed, timeout=2_000)
+    assert severity.data() == "CRITICAL"
