@@ -141,7 +141,7 @@ class GoalTool:
             return
         try:
             order = goal_order(robot, goal, route, self.panel.model.tree,
-                               self.local_frame(robot), self.panel.model.datum, next_seq())
+                               self.local_frame(robot), self.panel.model.datum, next_seq("goal"))
         except GoalError as exc:
             self.panel.host.show_message(f"Goal not sent: {exc}")
             return

@@ -4,6 +4,7 @@ data age."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from app.qt.panel_api import PanelHost
 from app.render_text import human_age
+from app.station.commands import sent_kind, sent_unix_s
 from app.station.frame import FrameBatch
 from app.station.vitals import RobotVitals
 from panels.base import PanelBase
@@ -91,8 +93,10 @@ class StatusPanel(PanelBase):
             else:
                 t["E-stop"].set("released", "", ONLINE)
             t["Uptime"].set(_uptime(status.uptime_s))
-            seq = status.last_command_seq
-            t["Last command"].set(f"#{seq}" if seq else "none", "acknowledged" if seq else "")
+            t["Last command"].set(*_last_command(status.last_command_seq))
+            t["Last command"].setToolTip(f"Command id {status.last_command_seq}: the newest "
+                                         "the robot acknowledged" if status.last_command_seq
+                                         else "The robot has acknowledged no command")
         gnss = v.gnss
         if gnss is None:
             t["GPS fix"].set("—", "no fix reported")
@@ -121,6 +125,17 @@ class StatusPanel(PanelBase):
 
     def restore_state(self, state: dict[str, Any]) -> None:
         self.picker.restore(state)
+
+
+def _last_command(seq: int) -> tuple[str, str]:
+    """(value, detail) of the newest command the robot acknowledged: what it was (when this
+    station sent it) and how long ago it was sent; its bare id is for the tooltip."""
+    if not seq:
+        return "none", ""
+    kind = sent_kind(seq) or "command"
+    sent = sent_unix_s(seq)
+    when = f" · sent {human_age(max(time.time() - sent, 0.0))} ago" if sent is not None else ""
+    return kind, f"acknowledged{when}"
 
 
 def _uptime(seconds: float | None) -> str:

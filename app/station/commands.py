@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,20 +28,40 @@ ANSWER_TIMEOUT_S = 5.0
 
 _seq_lock = threading.Lock()
 _last_seq = 0
+_kinds: OrderedDict[int, str] = OrderedDict()  # the newest seqs sent, by what they were
+KINDS_KEPT = 256
 
 
 class CommandError(Exception):
     """A command that could not be sent; the message says why, for the operator."""
 
 
-def next_seq() -> int:
+def next_seq(kind: str = "") -> int:
     """Increasing across calls and across restarts of the app (microseconds since the
     epoch, bumped when two come in the same microsecond), so a robot's lastCommandSeq is
-    comparable with any seq this app sent."""
+    comparable with any seq this app sent. ``kind`` ("teleop", "e-stop") is remembered
+    for :func:`sent_kind`."""
     global _last_seq
     with _seq_lock:
         _last_seq = max(_last_seq + 1, time.time_ns() // 1000)
+        if kind:
+            _kinds[_last_seq] = kind
+            if len(_kinds) > KINDS_KEPT:
+                _kinds.popitem(last=False)
         return _last_seq
+
+
+def sent_kind(seq: int) -> str:
+    """What this app sent as ``seq`` ("" if not one of its recent commands)."""
+    with _seq_lock:
+        return _kinds.get(seq, "")
+
+
+def sent_unix_s(seq: int) -> float | None:
+    """When a seq made as :func:`next_seq` makes them was sent (unix seconds); None for a
+    seq that is not such a time (another client's counter)."""
+    unix_s = seq / 1e6
+    return unix_s if 1e9 < unix_s < time.time() + 86400 else None
 
 
 @dataclass(frozen=True)
@@ -87,7 +108,7 @@ class Commander:
         if bus is None or bus.closed:
             raise CommandError("not connected")
         key = command_key(robot_id, member, self.root)
-        seq = next_seq()
+        seq = next_seq(what)
         message = registry().struct(COMMAND).new_message()
         message.robotId, message.unixTimeMs, message.seq = robot_id, time.time_ns() // 10**6, seq
         if member in ("service", "setting", "mission"):

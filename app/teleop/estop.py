@@ -153,7 +153,8 @@ class EStopSender:
 
     def _send(self, engage: bool, reason: str) -> bool:
         message = registry().struct(FLEET_COMMAND).new_message(
-            robotId=self.robot_id, unixTimeMs=time.time_ns() // 10**6, seq=next_seq())
+            robotId=self.robot_id, unixTimeMs=time.time_ns() // 10**6,
+            seq=next_seq("e-stop" if engage else "e-stop release"))
         estop = message.init("estop")
         estop.engage, estop.reason = engage, reason
         out = Outgoing(self.key, FLEET_COMMAND, message.to_bytes(), Traffic.ESTOP)

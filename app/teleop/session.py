@@ -224,7 +224,7 @@ class TeleopSession:
                 self._switched = False
             elif self._switched:
                 return
-            seq, now = next_seq(), time.monotonic()
+            seq, now = next_seq("teleop"), time.monotonic()
             outgoing = adapter.messages(motion, seq, now) if armed else \
                 as_stops(adapter.stop(seq, now))
             if self._put(outgoing):
@@ -232,7 +232,7 @@ class TeleopSession:
 
     def _send_stop(self, adapter: OutputAdapter) -> None:
         """One stop of a burst (the bursts' thread)."""
-        self._put(as_stops(adapter.stop(next_seq(), time.monotonic())))
+        self._put(as_stops(adapter.stop(next_seq("teleop stop"), time.monotonic())))
 
     def _put(self, outgoing: list[Outgoing]) -> bool:
         with self._wire_lock:

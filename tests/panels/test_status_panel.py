@@ -7,6 +7,7 @@ import re
 from app.bus.keys import command_key
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
+from app.station.commands import next_seq
 from app.station.vitals import Gnss, RobotVitals, Status
 from panels.status import StatusPanel
 from tests.panels.health import ROVER, TIMEOUT_MS, PlainHost, batch_of, open_on_rover
@@ -34,8 +35,9 @@ def test_tiles_show_the_rover_and_its_e_stop(make_main_window, rover_fleet, open
     qtbot.waitUntil(lambda: (estop.put(payload), panel.text("E-stop"))[1]
                     == "ENGAGED bumper hit", timeout=TIMEOUT_MS)
     assert panel.tiles["E-stop"].colour == ALARM
-    qtbot.waitUntil(lambda: panel.text("Last command") == "#41 acknowledged",
-                    timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: panel.text("Last command") == "command acknowledged",
+                    timeout=TIMEOUT_MS)  # another client's seq: not a time, not ours
+    assert "41" in panel.tiles["Last command"].toolTip()
 
 
 def test_unknown_and_missing_values_show_sensibly(qtbot, tmp_path) -> None:
@@ -51,3 +53,15 @@ def test_unknown_and_missing_values_show_sensibly(qtbot, tmp_path) -> None:
     assert panel.text("GPS fix") == "fix 12 source: 7" and panel.tiles["GPS fix"].colour == ALARM
     assert panel.text("Uptime") == "—"
     assert panel.text("Data age") == "20 s LOST"
+
+
+def test_the_last_command_says_what_it_was_and_when_not_its_id(qtbot, tmp_path) -> None:
+    panel = StatusPanel(PlainHost(tmp_path))  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    panel.show()
+    seq = next_seq("e-stop")
+    panel.on_frame(batch_of(RobotVitals(ROVER, status=Status("idle", False, "", 10.0, seq,
+                                                              None, 95.0), version=1)))
+    assert re.fullmatch(r"e-stop acknowledged · sent \d\.\d s ago", panel.text("Last command"))
+    assert str(seq) not in panel.text("Last command")
+    assert str(seq) in panel.tiles["Last command"].toolTip()

@@ -21,3 +21,23 @@ def test_the_value_changes_under_its_colour_and_a_new_state_recolours_it(
     assert ALARM in tile.styleSheet() and "background" in tile.styleSheet()
     tile.set("0.1 s", "live", ONLINE)
     assert ONLINE in tile.styleSheet() and "background" not in tile.styleSheet()
+
+
+def test_a_value_wider_than_the_tile_is_set_smaller_not_cut(qtbot: QtBot) -> None:
+    tile = StatusTile("e-stop")
+    qtbot.addWidget(tile)
+    tile.resize(400, 90)
+    tile.show()
+    tile.set("released", "", ONLINE)
+    qtbot.waitUntil(lambda: tile.value.width() > 300)
+    big = tile.value.font().pointSizeF()
+    tile.resize(90, 90)  # a narrow dock: four tiles abreast
+
+    def fits() -> bool:
+        shown = tile.value.fontMetrics().horizontalAdvance(tile.value.text())
+        return shown <= tile.value.contentsRect().width()
+
+    qtbot.waitUntil(lambda: tile.value.width() < 90)
+    assert fits() and tile.value.font().pointSizeF() < big
+    tile.resize(400, 90)
+    qtbot.waitUntil(lambda: tile.value.font().pointSizeF() == big)
