@@ -1,4 +1,5 @@
-"""Inspector panel: a live tree of the newest message on one key."""
+"""Inspector panel: a live tree of the newest message on one key (a fixed key, or one that
+follows the active robot: ``fleet/{robot}/uplink/motion``)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from app.bus.stats import TopicStats
 from app.qt.panel_api import PanelHost
 from app.render_text import to_json
 from app.station.frame import FrameBatch
 from app.station.interests import Interest, Latest, LatestValue
 from panels.base import PanelBase
+from panels.robot_keys import RobotKey
 from panels.schema_info import type_hints
 from widgets.choice_box import ChoiceBox
 from widgets.message_tree import MessageTree
@@ -54,7 +57,8 @@ class InspectorPanel(PanelBase):
 
     def __init__(self, host: PanelHost) -> None:
         super().__init__(host)
-        self._key = ""
+        self._key = ""  # as the user gave it (saved): fixed, or following the active robot
+        self._robot_key = RobotKey("")
         self._shown: LatestValue | None = None  # the value in the tree (kept while frozen)
         self._shown_seq = -1
         self._type_name = ""
@@ -104,7 +108,8 @@ class InspectorPanel(PanelBase):
         return self.freeze_button.isChecked()
 
     def interests(self) -> set[Interest]:
-        return {Latest(self._key)} if self._key else set()
+        key = self._robot_key.key
+        return {Latest(key)} if key else set()
 
     def accept_topic(self, key: str, type_name: str) -> bool:
         self.set_key(key)
@@ -135,7 +140,10 @@ class InspectorPanel(PanelBase):
             self._refresh_keys(batch)
         if self.frozen:
             return
-        value = batch.latest.get(self._key) if self._key else None
+        if self._robot_key.follow(batch):
+            self._clear_shown()
+        key = self._robot_key.key
+        value = batch.latest.get(key) if key else None
         if value is not None and (value is not self._shown or value.seq != self._shown_seq):
             self._show(value, batch.now)
         self._show_header(batch)
@@ -149,6 +157,10 @@ class InspectorPanel(PanelBase):
             return
         self.freeze_button.setChecked(False)  # a new topic is wanted live
         self._key = key
+        self._robot_key = RobotKey(key)
+        self._clear_shown()
+
+    def _clear_shown(self) -> None:
         self._shown, self._shown_seq, self._type_name = None, -1, ""
         self.tree.clear_value()
         self._show_header()
@@ -158,7 +170,7 @@ class InspectorPanel(PanelBase):
             self.host.show_message("Inspector: nothing to copy yet")
             return False
         QGuiApplication.clipboard().setText(to_json(self.tree.value()))
-        self.host.show_message(f"Copied {self._key} as JSON")
+        self.host.show_message(f"Copied {self._robot_key.key} as JSON")
         return True
 
     def _on_freeze(self, frozen: bool) -> None:
@@ -197,20 +209,26 @@ class InspectorPanel(PanelBase):
             self._set_header(f"<span style='{DIM_STYLE}'>Choose a topic above, or drop one "
                              "from the topics panel</span>", "")
             return
-        key = html.escape(self._key)
+        key = html.escape(self._robot_key.key or self._key)
         if value is None:
-            stats = batch.topics.get(self._key) if batch is not None else None
-            errors = stats.error_count if stats is not None else 0
-            waiting = f"nothing decoded: {errors} decode errors" if errors else \
-                "waiting for data"
-            self._set_header(f"{badge}<b>{key}</b> <span style='{DIM_STYLE}'>— {waiting}"
-                             "</span>", stats.last_error if stats is not None else "")
+            resolved = self._robot_key.key
+            stats = batch.topics.get(resolved) if batch is not None and resolved else None
+            self._set_header(f"{badge}<b>{key}</b> <span style='{DIM_STYLE}'>— "
+                             f"{self._waiting_text(batch, stats)}</span>",
+                             stats.last_error if stats is not None else "")
             return
         age = f" · age {batch.now - self._changed_at:.1f} s" if batch is not None else ""
         self._set_header(
             f"{badge}<b>{key}</b> · {html.escape(value.type_name)}<br>"
             f"<span style='{DIM_STYLE}'>{stamp_text(value.stamp)} ({value.clock} clock) · "
             f"{size_text(value.size)}{age}</span>", value.error)
+
+    def _waiting_text(self, batch: FrameBatch | None, stats: TopicStats | None) -> str:
+        """Why no value is shown: decode errors, no robot (chosen or online), or none yet."""
+        if stats is not None and stats.error_count:
+            return f"nothing decoded: {stats.error_count} decode errors"
+        absence = self._robot_key.absence(batch, self.host.station.root) if batch else ""
+        return absence or "waiting for data"
 
     def _set_header(self, text: str, error: str) -> None:
         if self.header.text() != text:

@@ -1,12 +1,16 @@
-"""Plot panel: numeric fields of any topics over time, by field path. While a log plays it
-can show the whole log at once, each series read from the log on a thread of its own."""
+"""Plot panel: numeric fields of any topics over time, by field path. A series' key may
+follow the active robot (``fleet/{robot}/uplink/motion``): the plot then shows the robot
+active now, from when it became active (another robot's points are dropped). While a log
+plays it can show the whole log at once, each series read from the log on a thread of its
+own. The panel's title (its dock's tab) names what it plots."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -22,6 +26,7 @@ from app.station.frame import FrameBatch
 from app.station.interests import Interest, Series
 from app.station.series import SeriesBuffer
 from panels.base import PanelBase
+from panels.robot_keys import NO_ROBOT_CHOSEN, RobotKey
 from panels.schema_info import plot_paths
 from widgets.choice_box import ChoiceBox
 
@@ -33,18 +38,38 @@ MIN_WINDOW_S, MAX_WINDOW_S = 10, 600
 DEFAULT_WINDOW_S = 60
 WHOLE_LOG = "whole log"  # the time-window box's data for the whole log (playback only)
 EMPTY_AFTER = 3  # messages on a key with no numeric value at the path before we say so
+NO_POINTS = np.empty(0)
+
+
+def plot_title(paths: list[str]) -> str:
+    """What a plot's tab says: its first series' field (its last two path segments, enough
+    to tell ``velocity.linearMps`` from ``battery.percentage``) and how many more."""
+    if not paths:
+        return PlotPanel.title
+    more = f" +{len(paths) - 1}" if len(paths) > 1 else ""
+    return f"{PlotPanel.title}: {'.'.join(paths[0].split('.')[-2:])}{more}"
 
 
 @dataclass
 class _Line:
-    interest: Series
+    wanted: Series  # as the user gave it (saved): its key fixed or following the robot
+    robot_key: RobotKey = field(init=False)
     buffer: SeriesBuffer | None = None
     version: int = -1
     count_at_start: int | None = None  # the topic's message count when first seen
 
+    def __post_init__(self) -> None:
+        self.robot_key = RobotKey(self.wanted.key)
+
+    @property
+    def interest(self) -> Series | None:
+        """The series asked of the station this frame (None: no robot to follow)."""
+        key = self.robot_key.key
+        return Series(key, self.wanted.path) if key else None
+
     @property
     def series_id(self) -> str:
-        return f"{self.interest.key}:{self.interest.path}"
+        return f"{self.wanted.key}:{self.wanted.path}"
 
 
 class PlotPanel(PanelBase):
@@ -124,7 +149,7 @@ class PlotPanel(PanelBase):
 
     # -- the panel contract --------------------------------------------------------------
     def interests(self) -> set[Interest]:
-        return {line.interest for line in self._lines}
+        return {line.interest for line in self._lines if line.interest is not None}
 
     def accept_topic(self, key: str, type_name: str) -> bool:
         self.open_picker(key, type_name)
@@ -135,7 +160,7 @@ class PlotPanel(PanelBase):
 
     def save_state(self) -> dict[str, Any]:
         state: dict[str, Any] = {
-            "series": [{"key": ln.interest.key, "path": ln.interest.path} for ln in self._lines],
+            "series": [{"key": key, "path": path} for key, path in self.series()],
             "window_s": self._window_s,
             "paused": self.view.paused,
         }
@@ -176,15 +201,19 @@ class PlotPanel(PanelBase):
         # whole history.
         self.view.advance(self.host.station.now())  # the log's clock in playback
         for line in self._lines:
+            if line.robot_key.follow(batch):
+                self._drop_points(line)
+            interest = line.interest
             log_series = self._log_series(line)
             buffer = log_series.buffer if log_series is not None else \
-                None if self._whole_log else batch.series.get(line.interest)
+                None if self._whole_log or interest is None else batch.series.get(interest)
             if buffer is not line.buffer:  # first asked for, or again after being hidden
                 line.buffer, line.version, line.count_at_start = buffer, -1, None
                 if buffer is not None:  # (hidden: the last points stay drawn)
                     self.view.set_source(line.series_id, buffer)
-            if buffer is not None and batch.tables_changed and line.count_at_start is None:
-                stats = self._topics.get(line.interest.key)  # counted after we asked
+            if interest is not None and buffer is not None and batch.tables_changed and \
+                    line.count_at_start is None:
+                stats = self._topics.get(interest.key)  # counted after we asked
                 line.count_at_start = stats.count if stats is not None else 0
             if buffer is not None and buffer.version != line.version:
                 line.version = buffer.version  # (read first: a later write bumps it again)
@@ -192,32 +221,34 @@ class PlotPanel(PanelBase):
             if self._whole_log:
                 self._show_log_status(line, log_series)
             else:
-                self._show_status(line, buffer)
+                self._show_status(line, buffer, batch)
 
     # -- what the user does ----------------------------------------------------------------
     def add_series(self, key: str, path: str) -> bool:
         key, path = key.strip(), path.strip()
         interest = Series(key, path)
-        if not key or not path or any(ln.interest == interest for ln in self._lines):
+        if not key or not path or any(ln.wanted == interest for ln in self._lines):
             return False
         line = _Line(interest)
         self._lines.append(line)
         self.view.add_series(line.series_id, f"{key.removeprefix('fleet/')} · {path}")
         self.hint.hide()
+        self._show_title()
         return True
 
     def remove_series(self, key: str, path: str) -> None:
-        for line in [ln for ln in self._lines if ln.interest == Series(key, path)]:
+        for line in [ln for ln in self._lines if ln.wanted == Series(key, path)]:
             self._lines.remove(line)
             self.view.remove_series(line.series_id)
         self.hint.setVisible(not self._lines)
+        self._show_title()
 
     def clear_series(self) -> None:
         for key, path in self.series():
             self.remove_series(key, path)
 
     def series(self) -> list[tuple[str, str]]:
-        return [(ln.interest.key, ln.interest.path) for ln in self._lines]
+        return [(ln.wanted.key, ln.wanted.path) for ln in self._lines]
 
     def set_window(self, seconds: float) -> None:
         if self._whole_log:
@@ -294,19 +325,22 @@ class PlotPanel(PanelBase):
             self._log = None
 
     def _log_series(self, line: _Line) -> LogSeries | None:
-        if self._log is None:
+        interest = line.interest
+        if self._log is None or interest is None:
             return None
-        return self._log.series(line.interest.key, line.interest.path)
+        return self._log.series(interest.key, interest.path)
 
     def _show_log_status(self, line: _Line, series: LogSeries | None) -> None:
+        path = line.wanted.path
         if series is None:
-            status, is_error = "waiting for the log", False
+            status = NO_ROBOT_CHOSEN if line.interest is None else "waiting for the log"
+            is_error = False
         elif series.buffer.error:
-            status, is_error = series.buffer.error.removeprefix(f"{line.interest.path}: "), True
+            status, is_error = series.buffer.error.removeprefix(f"{path}: "), True
         elif not series.done:
             status, is_error = f"reading the log… {series.progress:.0%}", False
         elif not len(series.buffer):
-            status, is_error = f"no numeric value at {line.interest.path} in the log", True
+            status, is_error = f"no numeric value at {path} in the log", True
         else:
             status, is_error = "", False
         self.view.set_status(line.series_id, status, is_error)
@@ -356,15 +390,27 @@ class PlotPanel(PanelBase):
         else:
             menu.addAction("No series").setEnabled(False)
 
-    def _show_status(self, line: _Line, buffer: SeriesBuffer | None) -> None:
-        stats = self._topics.get(line.interest.key)
+    def _show_status(self, line: _Line, buffer: SeriesBuffer | None,
+                     batch: FrameBatch) -> None:
+        path, key = line.wanted.path, line.robot_key.key
+        stats = self._topics.get(key) if key else None
         count = stats.count if stats is not None else 0
         if buffer is not None and buffer.error:
-            status, is_error = buffer.error.removeprefix(f"{line.interest.path}: "), True
+            status, is_error = buffer.error.removeprefix(f"{path}: "), True
         elif buffer is not None and len(buffer):
             status, is_error = "", False
         elif line.count_at_start is not None and count - line.count_at_start >= EMPTY_AFTER:
-            status, is_error = f"no numeric value at {line.interest.path}", True
+            status, is_error = f"no numeric value at {path}", True
         else:
-            status, is_error = "waiting for data", False
+            absence = line.robot_key.absence(batch, self.host.station.root)
+            status, is_error = absence or "waiting for data", False
         self.view.set_status(line.series_id, status, is_error)
+
+    def _drop_points(self, line: _Line) -> None:
+        """The line follows another robot now: the last one's points go."""
+        line.buffer, line.version, line.count_at_start = None, -1, None
+        self.view.set_data(line.series_id, NO_POINTS, NO_POINTS)
+
+    def _show_title(self) -> None:
+        """Names the plot by its series; the window shows it on the panel's dock tab."""
+        self.setWindowTitle(plot_title([path for _, path in self.series()]))

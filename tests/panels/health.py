@@ -48,8 +48,10 @@ def open_on_rover(make_main_window: Any, panel_id: str, state: dict | None = Non
 
 
 class LiveStation:
-    """What a hand-fed panel asks of its station: live (no log playing), and its clock."""
+    """What a hand-fed panel asks of its station: live (no log playing), its root key and
+    its clock."""
 
+    root = "fleet"
     playback = False
     player = None
 

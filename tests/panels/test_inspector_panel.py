@@ -13,7 +13,11 @@ from PySide6.QtGui import QGuiApplication
 from app.bus.keys import command_key
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
+from app.station.frame import FrameBatch
+from app.station.interests import Latest
+from app.station.robots import StationStatus
 from panels.inspector import InspectorPanel
+from tests.panels.health import PlainHost
 
 MOTION = "fleet/rover-1/uplink/motion"
 CAMERA = "fleet/rover-1/camera/compressed"
@@ -187,3 +191,37 @@ def test_a_dropped_topic_is_inspected_and_a_field_can_be_plotted(make_main_windo
     assert [p.save_state() for p in plots] == [{
         "series": [{"key": MOTION, "path": "motion.velocity.linearMps"}],
         "window_s": 60, "paused": False}]
+
+
+ACTIVE_MOTION = "fleet/{robot}/uplink/motion"
+
+
+def test_a_key_naming_the_active_robot_follows_it(make_main_window, two_rovers,
+                                                  qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = open_inspector(window, {"key": ACTIVE_MOTION})
+    for robot in ("rover-1", "rover-2"):
+        window.set_active_robot(robot)
+        motion = f"fleet/{robot}/uplink/motion"
+        qtbot.waitUntil(lambda m=motion: f"<b>{m}</b> · fleet.Uplink" in panel.header.text(),
+                        timeout=TIMEOUT_MS)
+        assert panel.interests() == {Latest(motion)}
+        assert text_at(panel, "robotId") == robot
+    assert panel.save_state()["key"] == ACTIVE_MOTION  # saved as given: it keeps following
+
+
+def test_with_no_robot_chosen_it_says_so(qtbot, tmp_path) -> None:
+    panel = InspectorPanel(PlainHost(tmp_path))  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    panel.restore_state({"key": ACTIVE_MOTION})
+    panel.on_frame(FrameBatch(time.monotonic(), StationStatus(session="online")))
+    assert "no robot chosen" in panel.header.text() and panel.interests() == set()
+
+
+def test_a_key_of_a_robot_not_online_says_so_instead_of_waiting(make_main_window, two_rovers,
+                                                                 qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = open_inspector(window, {"key": "fleet/rover-9/uplink/motion"})
+    qtbot.waitUntil(lambda: "no robot rover-9 online" in panel.header.text(),
+                    timeout=TIMEOUT_MS)
+    assert "waiting" not in panel.header.text()

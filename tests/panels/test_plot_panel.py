@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QInputDialog
 
 from app.station.feeds import Series
 from app.station.frame import FrameBatch
@@ -198,3 +198,68 @@ def test_a_tick_reads_only_the_window_and_the_new_points_of_a_long_history(qtbot
     assert sum(read[2:]) <= 15 * 3 + 10  # then only the new points
     bins = 3 * max(int(panel.view.view_box.width()), 200)
     assert pushed and max(pushed) <= 4 * bins
+
+
+ACTIVE_MOTION = "fleet/{robot}/uplink/motion"
+
+
+def test_a_series_naming_the_active_robot_follows_it(make_main_window, two_rovers,
+                                                     qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = open_plot(window, (ACTIVE_MOTION, SPEED))
+    window.set_active_robot("rover-1")
+    qtbot.waitUntil(lambda: points(panel, ACTIVE_MOTION, SPEED) >= 5, timeout=TIMEOUT_MS)
+    assert panel.interests() == {Series("fleet/rover-1/uplink/motion", SPEED)}
+
+    window.set_active_robot("rover-2")
+    switched_at = time.time()
+    qtbot.waitUntil(lambda: panel.interests() == {Series("fleet/rover-2/uplink/motion",
+                                                         SPEED)})
+    qtbot.waitUntil(lambda: points(panel, ACTIVE_MOTION, SPEED) >= 5, timeout=TIMEOUT_MS)
+    first = panel.view.data_item(f"{ACTIVE_MOTION}:{SPEED}").xData[0]
+    assert first > switched_at - 1.0  # rover-1's points were dropped
+    assert panel.save_state()["series"] == [{"key": ACTIVE_MOTION, "path": SPEED}]
+
+
+def test_with_no_robot_chosen_a_following_series_says_so(qtbot) -> None:
+    panel = PlotPanel(_Host())  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    panel.restore_state({"series": [{"key": ACTIVE_MOTION, "path": SPEED}]})
+    panel.on_frame(FrameBatch(time.monotonic(), StationStatus(session="online")))
+    assert panel.view.status(f"{ACTIVE_MOTION}:{SPEED}") == ("no robot chosen", False)
+    assert panel.interests() == set()
+
+
+def test_a_series_of_a_robot_not_online_says_so_instead_of_waiting(make_main_window,
+                                                                   two_rovers, qtbot) -> None:
+    window = make_main_window(show=True)
+    absent = "fleet/rover-9/uplink/motion"
+    panel = open_plot(window, (absent, SPEED))
+    qtbot.waitUntil(lambda: panel.view.status(f"{absent}:{SPEED}")[0] ==
+                    "no robot rover-9 online", timeout=TIMEOUT_MS)
+
+
+def test_the_title_names_what_is_plotted(qtbot) -> None:
+    panel = PlotPanel(_Host())  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    panel.add_series(ACTIVE_MOTION, SPEED)
+    assert panel.windowTitle() == "Plot: velocity.linearMps"
+    panel.add_series(BATTERY, "battery.percentage")
+    assert panel.windowTitle() == "Plot: velocity.linearMps +1"
+    panel.remove_series(ACTIVE_MOTION, SPEED)
+    assert panel.windowTitle() == "Plot: battery.percentage"
+
+
+def test_plot_field_adds_to_the_plot_on_screen(make_main_window, two_rovers, qtbot,
+                                               monkeypatch) -> None:
+    window = make_main_window(show=True)
+    plot = open_plot(window, (ACTIVE_MOTION, SPEED))
+    topics = window.open_panel("topics", area="left")
+    qtbot.waitUntil(lambda: not plot.visibleRegion().isEmpty())
+    qtbot.waitUntil(lambda: topics.model.types.get(BATTERY) == "fleet.Uplink",
+                    timeout=TIMEOUT_MS)
+    monkeypatch.setattr(QInputDialog, "getItem",
+                        lambda *a, **k: ("battery.percentage", True))
+    topics.plot_field(BATTERY)
+    assert plot.series() == [(ACTIVE_MOTION, SPEED), (BATTERY, "battery.percentage")]
+    assert [p.panel_id for p in window.panels().values()].count("plot") == 1
