@@ -89,17 +89,57 @@ def test_each_default_layout_opens_the_panels_it_names(make_main_window, name: s
             assert series in [{"key": s["key"], "path": s["path"]} for s in state["series"]]
 
 
-def test_field_laptop_puts_tables_left_and_data_right(make_main_window, qtbot) -> None:
+def state_keys(value: object) -> list[str]:
+    """Every topic key a layout's panel states name."""
+    if isinstance(value, dict):
+        return [k for name, v in value.items()
+                for k in ([v] if name == "key" and isinstance(v, str) else state_keys(v))]
+    return [k for v in value for k in state_keys(v)] if isinstance(value, list) else []
+
+
+@pytest.mark.parametrize("name", ["Field laptop", "Teleop station"])
+def test_shipped_layouts_follow_the_active_robot_and_name_their_plots(
+        make_main_window, name: str) -> None:
+    keys = state_keys([d["state"] for d in default_layout(name)["docks"]])
+    assert keys and all(k.startswith("fleet/{robot}/") for k in keys)
+    window = make_main_window()
+    assert window.load_named_layout(name)
+    titles = {p.windowTitle() for p in window.panels().values() if p.panel_id == "plot"}
+    assert "Plot" not in titles and titles <= {"Plot: velocity.linearMps",
+                                               "Plot: velocity.linearMps +1",
+                                               "Plot: battery.percentage"}
+
+
+SCREENS = {"1366x768": (1366, 768), "1920x1080": (1920, 1080)}
+USABLE = (200, 100)  # no panel on screen is smaller (px)
+
+
+def on_screen(window: MainWindow, name: str) -> bool:
+    return not window.panels()[name].visibleRegion().isEmpty()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_field_laptop_shows_the_robots_health_without_a_click(
+        make_main_window, fleet, qtbot, tmp_path: Path, screen: str) -> None:
     window = make_main_window(show=True)
-    window.load_named_layout("Field laptop")
-    left = {n for n in window.panels()
-            if window.dockWidgetArea(dock(window, n)) == Qt.DockWidgetArea.LeftDockWidgetArea}
-    assert left == {"robots#1", "topics#1"}
-    robots, topics, scene = (dock(window, n) for n in ("robots#1", "topics#1", "scene3d#1"))
-    qtbot.waitUntil(lambda: robots.x() < scene.x())
-    assert topics.height() > robots.height()  # the long table gets the room
-    assert scene.width() > 0.5 * window.width()  # the 3D view gets most of the room
-    assert scene.height() > dock(window, "plot#1").height()
+    window.resize(*SCREENS[screen])
+    assert window.load_named_layout("Field laptop")
+    window.set_active_robot("rover-1")
+    health = ["battery#1", "faults#1", "status#1", "capabilities#1"]
+    qtbot.waitUntil(lambda: all(on_screen(window, n) for n in
+                                [*health, "scene3d#1", "camera#1", "robots#1"]))
+    battery = window.panels()["battery#1"]
+    qtbot.waitUntil(lambda: "Voltage" in dict(battery.gauge.details()),  # type: ignore
+                    timeout=10_000)
+    window.grab().save(str(tmp_path / f"field-laptop-{screen}.png"))
+    assert (window.width(), window.height()) == SCREENS[screen]  # nothing pushed it wider
+    for name in window.panels():
+        panel = window.panels()[name]
+        if on_screen(window, name):
+            assert panel.width() >= USABLE[0] and panel.height() >= USABLE[1], name
+    view, camera = window.panels()["scene3d#1"], window.panels()["camera#1"]
+    assert view.height() >= 250 and camera.height() >= 150  # both still worth looking at
+    assert view.width() > 0.5 * window.width()  # the 3D view keeps the most room
 
 
 def test_teleop_station_gives_camera_and_view_the_most_room(make_main_window, qtbot) -> None:
@@ -144,7 +184,7 @@ BAD = {  # kind -> what the user is told
     "not a layout": "bad.json is not a Fieldstation layout",
     "newer version": "bad.json is from a newer Fieldstation (layout version 2",
     "unknown panel": "bad.json: panel #2 is an unknown panel 'teleporter'",
-    "duplicated object_name": "object_name 'robots#1' is used twice",
+    "duplicated object_name": "object_name 'fleet_map#1' is used twice",
     "corrupt window state": "bad.json: the saved window arrangement is corrupt",
     "window state not base64": "bad.json: the saved window arrangement is corrupt",
 }
