@@ -78,6 +78,8 @@ def _leaf(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
     if value is None:
         return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)

@@ -87,6 +87,8 @@ def test_echo_human_readable(sim_endpoint: str) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("--- fleet/rover-1/uplink/status  fleet.Uplink")
     assert '  mode: "idle"' in result.stdout
+    assert "  estop: false" in result.stdout  # JSON's words, not Python's False
+    assert "False" not in result.stdout and "True" not in result.stdout
 
 
 @pytest.mark.slow
