@@ -87,10 +87,16 @@ class BatteryPanel(PanelBase):
         self._thresholds_changed()
 
 
+# fleet.capnp's PowerSupplyTechnology, as a battery's label says it
+TECHNOLOGY_NAMES = {"unknown": "unknown", "niMH": "NiMH", "liIon": "Li-ion", "liPo": "LiPo",
+                    "liFe": "LiFePO₄", "niCd": "NiCd", "liMn": "LiMn"}
+
+
 def reading_of(battery: Battery) -> BatteryReading:
+    technology = str(battery.technology)
     return BatteryReading(battery.percentage, battery.voltage_v, battery.current_a,
                           battery.temperature_c, str(battery.status), str(battery.health),
-                          str(battery.technology), battery.runtime_s)
+                          TECHNOLOGY_NAMES.get(technology, technology), battery.runtime_s)
 
 
 def _percent_box(value: float) -> QDoubleSpinBox:

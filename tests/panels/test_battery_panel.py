@@ -25,7 +25,7 @@ def test_battery_falls_and_the_gauge_follows(make_main_window, rover_fleet, qtbo
     assert re.fullmatch(rf"{now:.0f} % · (OK|LOW|CRITICAL)", panel.gauge.headline())
     details = dict(panel.gauge.details())
     assert re.fullmatch(r"\d+\.\d A discharging", details["Current"])
-    assert details["Status"] == "discharging" and details["Technology"] == "liIon"
+    assert details["Status"] == "discharging" and details["Technology"] == "Li-ion"
     assert re.fullmatch(r"\d+\.\d\d V", details["Voltage"])
     assert re.fullmatch(r"(\d+ h )?\d+ min", details["Runtime left"])
     history = panel.gauge.history()
