@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -38,7 +37,6 @@ MIN_WINDOW_S, MAX_WINDOW_S = 10, 600
 DEFAULT_WINDOW_S = 60
 WHOLE_LOG = "whole log"  # the time-window box's data for the whole log (playback only)
 EMPTY_AFTER = 3  # messages on a key with no numeric value at the path before we say so
-NO_POINTS = np.empty(0)
 
 
 def plot_title(paths: list[str]) -> str:
@@ -409,7 +407,9 @@ class PlotPanel(PanelBase):
     def _drop_points(self, line: _Line) -> None:
         """The line follows another robot now: the last one's points go."""
         line.buffer, line.version, line.count_at_start = None, -1, None
-        self.view.set_data(line.series_id, NO_POINTS, NO_POINTS)
+        import numpy as np  # not at start-up: the window paints before numpy loads
+
+        self.view.set_data(line.series_id, np.empty(0), np.empty(0))
 
     def _show_title(self) -> None:
         """Names the plot by its series; the window shows it on the panel's dock tab."""

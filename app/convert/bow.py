@@ -41,7 +41,6 @@ are counted as dropped.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -64,17 +63,6 @@ BASE_LINKS = ("", "base")  # a linkName meaning "the topic's frame"
 MAX_LINK_DEPTH = 32  # transforms relative to transforms, deeper than this are refused
 MAX_LIDAR_POINTS = 4_000_000
 OBJECT_COLOR = (0.95, 0.75, 0.2, 0.8)
-# ``InteroceptionSample.error`` is plain text without a severity: an error that opens with
-# the word "critical" or "fatal" (any case, after brackets or punctuation: "CRITICAL: ...",
-# "[fatal] ...") is critical and blocks driving; any other is major (schemas/README.md).
-_CRITICAL_ERROR = re.compile(r"^\W*(critical|fatal)\b", re.IGNORECASE)
-
-
-def error_severity(text: str) -> str:
-    """The fault severity of one bow ``InteroceptionSample.error`` text."""
-    return "critical" if _CRITICAL_ERROR.match(text) else "major"
-
-
 # -- geometry ------------------------------------------------------------------------------
 def euler_matrix(x: float, y: float, z: float) -> np.ndarray:
     """R = Ry(y) · Rx(x) · Rz(z), radians, in bow's axes (x pitch, y yaw, z roll)."""

@@ -142,7 +142,7 @@ class MainWindow(QMainWindow):
         hint = widget.minimumSizeHint()
         widget.setMinimumSize(min(hint.width(), PANEL_MIN.width()),
                               min(hint.height(), PANEL_MIN.height()))
-        dock = QDockWidget(cls.title, self)
+        dock = QDockWidget(widget.windowTitle() or cls.title, self)
         dock.setObjectName(object_name)
         dock.setWindowIcon(_icon(panel_id))  # shown on the dock's tab when tabbed
         dock.setWidget(panel)  # type: ignore[arg-type]
@@ -157,6 +157,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, dock, dock.raise_)
         self._panels[object_name] = panel
         self._docks[object_name] = dock
+        widget.windowTitleChanged.connect(lambda _=None, name=object_name: self._show_title(name))
         self._visible_at = -math.inf
         return panel
 
@@ -312,14 +313,22 @@ class MainWindow(QMainWindow):
         if name is None:
             return
         self._alerts[name] = text
-        self._docks[name].setWindowTitle(f"⚠ {panel.title}")
+        self._show_title(name)
         self._show_alerts()
 
     def alert_seen(self, panel: Any) -> None:
         name = self._name_of(panel)
         if name is not None and self._alerts.pop(name, None) is not None:
-            self._docks[name].setWindowTitle(panel.title)
+            self._show_title(name)
             self._show_alerts()
+
+    def _show_title(self, name: str) -> None:
+        """A dock's title: its panel's own (a plot names its series), marked while it
+        alerts."""
+        panel, dock = self._panels.get(name), self._docks.get(name)
+        if panel is not None and dock is not None:
+            mark = "⚠ " if name in self._alerts else ""
+            dock.setWindowTitle(mark + (cast(QWidget, panel).windowTitle() or panel.title))
 
     def alerts(self) -> dict[str, str]:
         return dict(self._alerts)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -20,7 +21,6 @@ from types import MappingProxyType
 from typing import Any
 
 from app.codec.fields import enum_value
-from app.convert.bow import error_severity
 
 Enum = str | int  # an enumerant's name, or its number when the schema does not know it
 SEVERITIES = ("critical", "major", "minor", "info")
@@ -29,11 +29,20 @@ HISTORY_MAX = 500  # cleared faults kept per robot
 MESSAGES_MAX = 500  # robot messages kept per robot
 MESSAGE_TEXT_MAX = 2000
 BOW_ERROR_SOURCE = "interoception"
+# bow's ``InteroceptionSample.error`` is plain text without a severity: an error that opens
+# with the word "critical" or "fatal" (any case, after brackets or punctuation: "CRITICAL:
+# ...", "[fatal] ...") is critical and blocks driving; any other is major (schemas/README).
+_CRITICAL_ERROR = re.compile(r"^\W*(critical|fatal)\b", re.IGNORECASE)
 CRITICAL = "critical"
 # A critical fault kept over a reconnect (the robot need not repeat it at once) is dropped
 # when the robot, heard this long since, has neither repeated nor cleared it: robots repeat
 # their active faults for late joiners (schemas/README.md), so it was cleared meanwhile.
 CARRIED_FAULT_S = 10.0
+
+
+def error_severity(text: str) -> str:
+    """The fault severity of one bow ``InteroceptionSample.error`` text."""
+    return "critical" if _CRITICAL_ERROR.match(text) else "major"
 
 
 def finite(value: Any) -> float | None:

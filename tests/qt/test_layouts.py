@@ -108,6 +108,9 @@ def test_shipped_layouts_follow_the_active_robot_and_name_their_plots(
     assert "Plot" not in titles and titles <= {"Plot: velocity.linearMps",
                                                "Plot: velocity.linearMps +1",
                                                "Plot: battery.percentage"}
+    docked = {window._docks[n].windowTitle() for n, p in window.panels().items()
+              if p.panel_id == "plot"}
+    assert docked == titles  # the tabs say what each plot shows
 
 
 SCREENS = {"1366x768": (1366, 768), "1920x1080": (1920, 1080)}
