@@ -118,11 +118,13 @@ def struct_items(reader: Any) -> list[tuple[str, Any]]:
     """(name, value) of each field that is present: all plain fields, the active union member.
     A union member this schema does not know shows as ``UNKNOWN_MEMBER: True``. Data fields
     are read-only uint8 arrays viewing the message, not copies."""
-    union_fields = reader.schema.union_fields
-    active = active_member(reader)
+    schema = reader.schema
+    fields = _fields_of(schema)
+    union_fields = fields.union
+    active = active_member(reader) if union_fields else None
     items = [
-        (name, _value(reader, name, field))
-        for name, field in reader.schema.fields.items()
+        (name, _value(reader, name, kind))
+        for name, kind in fields.kinds
         if name not in union_fields or name == active
     ]
     if union_fields and active is None:
@@ -130,11 +132,33 @@ def struct_items(reader: Any) -> list[tuple[str, Any]]:
     return items
 
 
-def _value(reader: Any, name: str, field: Any) -> Any:
+@dataclass(frozen=True)
+class _Fields:
+    kinds: tuple[tuple[str, str], ...]  # (name, "struct" / "data" / "group" / ...)
+    union: frozenset[str]
+
+
+# A struct schema's fields, worked out once: asking the schema for each field's kind at
+# every read cost more than reading the value.
+_FIELDS: dict[int, _Fields] = {}
+
+
+def _fields_of(schema: Any) -> _Fields:
+    node_id = schema.node.id
+    fields = _FIELDS.get(node_id)
+    if fields is None:
+        kinds = []
+        for name, field in schema.fields.items():
+            proto = field.proto
+            kinds.append((name, proto.slot.type.which() if proto.which() == "slot"
+                          else "group"))
+        fields = _FIELDS[node_id] = _Fields(tuple(kinds), frozenset(schema.union_fields))
+    return fields
+
+
+def _value(reader: Any, name: str, kind: str) -> Any:
     """None for a struct-typed field whose pointer is null (not a struct of zeros that nobody
     sent)."""
-    proto = field.proto
-    kind = proto.slot.type.which() if proto.which() == "slot" else "group"
     if kind == "struct" and not reader._has(name):
         return None
     if kind == "data":

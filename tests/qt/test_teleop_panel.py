@@ -17,6 +17,7 @@ from app.sim.fleet import SimFleet
 from app.teleop.arming import Arming
 from panels.teleop import TeleopPanel
 from tests.inputs.virtual_gamepad import VirtualGamepad
+from tests.teleop.heard import LATCHED
 
 pytestmark = pytest.mark.slow
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -133,7 +134,7 @@ def test_the_keyboard_drives_while_the_drive_view_has_focus(window: MainWindow,
     qtbot.waitUntil(lambda: session.status().teleop.reason == "deadman released")
     qtbot.keyPress(panel.drive, Qt.Key.Key_W)
     qtbot.keyPress(panel.drive, Qt.Key.Key_Space)
-    qtbot.waitUntil(lambda: session.status().teleop.state is Arming.ARMED, timeout=3_000)
+    qtbot.waitUntil(lambda: armed_by_keyboard(panel, qtbot), timeout=3_000)
     qtbot.waitUntil(lambda: (m := session.status().teleop.motion) is not None
                     and m.linear > 0.1, timeout=2_000)
     assert session.status().teleop.device == "keyboard"
@@ -141,6 +142,17 @@ def test_the_keyboard_drives_while_the_drive_view_has_focus(window: MainWindow,
     qtbot.keyRelease(panel.drive, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: session.status().teleop.state is not Arming.ARMED, timeout=2_000)
     qtbot.waitUntil(lambda: "deadman" in panel.state_label.text())
+
+
+def armed_by_keyboard(panel: TeleopPanel, qtbot: Any) -> bool:
+    """Whether the keyboard drives; told to press the deadman again (the window was too
+    busy to read the keyboard for a moment, on a loaded machine), it does as an operator."""
+    teleop = panel.session.status().teleop
+    if teleop.reason == LATCHED:
+        qtbot.keyRelease(panel.drive, Qt.Key.Key_Space)
+        qtbot.waitUntil(lambda: panel.session.status().teleop.reason != LATCHED)
+        qtbot.keyPress(panel.drive, Qt.Key.Key_Space)
+    return teleop.state is Arming.ARMED
 
 
 def test_a_refused_profile_file_shows_why_and_the_editor_changes_the_profile(

@@ -22,8 +22,8 @@ from app.station.connection import ConnectionChoice
 from app.teleop.arming import Arming
 from tests.conftest import free_port
 from tests.inputs.virtual_gamepad import VirtualGamepad
-from tests.qt.test_teleop_panel import rover_estop
-from tests.teleop.heard import Heard
+from tests.qt.test_teleop_panel import armed_by_keyboard, rover_estop
+from tests.teleop.heard import LATCHED, Heard
 
 pytestmark = pytest.mark.slow
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -59,8 +59,16 @@ def pad(window: MainWindow, qtbot: Any) -> Iterator[VirtualGamepad]:
 def drive_forward(window: MainWindow, pad: VirtualGamepad, qtbot: Any) -> None:
     pad.set_axis("lefty", -1.0)
     pad.press("leftshoulder")
-    qtbot.waitUntil(lambda: window.teleop().status().teleop.state is Arming.ARMED,
-                    timeout=3_000)
+
+    def armed() -> bool:
+        teleop = window.teleop().status().teleop
+        if teleop.reason == LATCHED:  # a block came with the press: press again, as told
+            pad.release("leftshoulder")
+            qtbot.waitUntil(lambda: window.teleop().status().teleop.reason != LATCHED)
+            pad.press("leftshoulder")
+        return teleop.state is Arming.ARMED
+
+    qtbot.waitUntil(armed, timeout=3_000)
 
 
 def test_the_window_drives_and_shows_it_with_no_teleop_panel_open(
@@ -270,6 +278,7 @@ def test_a_frozen_window_stops_keyboard_driving_within_one_period(
     qtbot.waitUntil(lambda: session.status().teleop.reason == "deadman released")
     qtbot.keyPress(panel.drive, Qt.Key.Key_W)
     qtbot.keyPress(panel.drive, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: armed_by_keyboard(panel, qtbot), timeout=3_000)
     qtbot.waitUntil(lambda: any(c.moving for c in heard.of("rover-1")), timeout=3_000)
     frozen_at = time.monotonic()
     time.sleep(1.0)  # the GUI thread frozen: no key event, no reading, for a second

@@ -22,6 +22,7 @@ from app.teleop.session import TeleopSession
 from tests.bus.helpers import wait_for
 from tests.inputs.virtual_gamepad import VirtualGamepad
 from tests.sim.running import one_robot
+from tests.teleop.heard import LATCHED
 from tests.teleop.test_outputs_e2e import Latest
 
 pytestmark = pytest.mark.slow
@@ -72,7 +73,15 @@ def drive(session: TeleopSession, pad: VirtualGamepad) -> None:
     pad.set_axis("lefty", -1.0)  # stick up: forward
     pad.set_axis("rightx", -0.6)  # right stick left: turn left
     pad.press("leftshoulder")  # the deadman
-    wait_for(lambda: session.status().teleop.state is Arming.ARMED, 3.0)
+
+    def armed() -> bool:
+        if session.status().teleop.reason == LATCHED:  # a block came with the press (a
+            pad.release("leftshoulder")  # link blip at start): as the operator is told,
+            wait_for(lambda: session.status().teleop.reason != LATCHED, 1.0)
+            pad.press("leftshoulder")  # release and press again
+        return session.status().teleop.state is Arming.ARMED
+
+    wait_for(armed, 3.0)
 
 
 def test_stick_drives_the_rover_forward_and_left_and_release_stops_it(
