@@ -100,7 +100,10 @@ class FaultsPanel(PanelBase):
         self._robot: str | None = None
         self._vitals: RobotVitals | None = None
         self._shown: tuple[Any, ...] = ()
-        self._notified = 0  # the highest fault seq alerted about (or found acknowledged)
+        # The faults alerting at the last check, as (robot, code, raised): one not among them
+        # is news.
+        self._notified: set[tuple[str, str, int]] = set()
+        self._alert_text = ""
 
     # -- ticks ------------------------------------------------------------------------------
     def on_frame(self, batch: FrameBatch) -> None:
@@ -116,14 +119,28 @@ class FaultsPanel(PanelBase):
         self._check_alerts(batch)
 
     def _check_alerts(self, batch: FrameBatch) -> None:
-        new = [(robot_id, f) for robot_id, vitals in batch.vitals.items() for f in vitals.faults
-               if f.alerts and f.seq > self._notified
-               and not self.acks.acknowledged(robot_id, f.code, f.raised_ms)]
-        if new:
-            self._notified = max(f.seq for _, f in new)
-            robot_id, worst = min(new, key=lambda item: (item[1].rank, -item[1].seq))
-            self.host.alert(self, f"{str(worst.severity).upper()} fault {worst.code} on "
-                                  f"{robot_id}: {worst.message}")
+        """One alert line for the faults that alert now: raised by a fault not alerted
+        before (a robot repeating its fault is not a new one), kept up to date while shown,
+        and gone when they clear, their robot goes, a log plays or they are acknowledged."""
+        alerting = self._alerting(batch)
+        keys = {(robot_id, f.code, f.raised_ms) for robot_id, f in alerting}
+        fresh = keys - self._notified
+        self._notified = keys
+        text = alert_line(alerting, batch.active_robot)
+        if fresh or (text and self.host.alerting(self)):
+            if text != self._alert_text or fresh:
+                self.host.alert(self, text)
+        elif not text and self._alert_text:
+            self.host.alert_seen(self)
+        self._alert_text = text
+
+    def _alerting(self, batch: FrameBatch) -> list[tuple[str, Fault]]:
+        if batch.status.playback:
+            return []
+        online = {r.robot_id for r in batch.robots if r.online}
+        return [(robot_id, f) for robot_id, vitals in batch.vitals.items() if robot_id in online
+                for f in vitals.faults
+                if f.alerts and not self.acks.acknowledged(robot_id, f.code, f.raised_ms)]
 
     # -- acknowledging ------------------------------------------------------------------------
     def acknowledge_selected(self) -> None:
@@ -278,3 +295,17 @@ def _message_row(order: int, message: Message) -> Row:
              colour=LEVEL_COLOURS.get(level, WARNING)),
         Cell(message.text, tooltip=message.text),
     ))
+
+
+def alert_line(alerting: list[tuple[str, Fault]], active: str | None) -> str:
+    """The worst fault, the active robot's first, and how many more on how many robots."""
+    if not alerting:
+        return ""
+    robot_id, worst = min(alerting, key=lambda item: (item[0] != active, item[1].rank,
+                                                       -item[1].seq))
+    text = f"{str(worst.severity).upper()} fault {worst.code} on {robot_id}: {worst.message}"
+    more = len(alerting) - 1
+    if more:
+        robots = len({r for r, _ in alerting})
+        text += f" (+{more} more" + (f" on {robots} robots)" if robots > 1 else ")")
+    return text

@@ -330,6 +330,9 @@ class MainWindow(QMainWindow):
             mark = "⚠ " if name in self._alerts else ""
             dock.setWindowTitle(mark + (cast(QWidget, panel).windowTitle() or panel.title))
 
+    def alerting(self, panel: Any) -> bool:
+        return self._name_of(panel) in self._alerts
+
     def alerts(self) -> dict[str, str]:
         return dict(self._alerts)
 

@@ -47,6 +47,10 @@ class PanelHost(Protocol):
 
     def alert_seen(self, panel: Any) -> None: ...
 
+    def alerting(self, panel: Any) -> bool:
+        """Whether the panel's alert is still shown (the operator has not clicked it)."""
+        ...
+
     def record_topics(self, keys: list[str]) -> None:
         """Starts recording these keys (ending any recording under way)."""
 

@@ -13,7 +13,7 @@ import pytest
 from app.sim.fleet import SimFleet
 from app.sim.rover import SimRover
 from app.station.frame import FrameBatch
-from app.station.robots import StationStatus
+from app.station.robots import RobotInfo, StationStatus
 from app.station.vitals import RobotVitals
 
 ROVER = "rover-1"
@@ -83,9 +83,14 @@ class PlainHost:
     def alert_seen(self, panel: Any) -> None:
         self.alerts.clear()
 
+    def alerting(self, panel: Any) -> bool:
+        return bool(self.alerts)
+
 
 def batch_of(*vitals: RobotVitals, now: float = 100.0, active: str | None = ROVER) -> FrameBatch:
-    return FrameBatch(now, StationStatus(), active, vitals={v.robot_id: v for v in vitals})
+    return FrameBatch(now, StationStatus(), active,
+                      robots=[RobotInfo(v.robot_id, online=True) for v in vitals],
+                      vitals={v.robot_id: v for v in vitals})
 
 
 class RobotVoice:

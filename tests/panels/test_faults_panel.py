@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
+from app.station.robots import RobotInfo, StationStatus
 from app.station.vitals import Fault, Message, RobotVitals
 from panels.faults import FaultsPanel
 from tests.panels.health import (
@@ -138,3 +140,30 @@ def test_acknowledge_is_for_a_selection_with_a_new_fault_and_severities_are_whol
     needed = panel.active.sizeHintForColumn(0)
     qtbot.waitUntil(lambda: panel.active.columnWidth(0) >= needed, timeout=2_000)
     assert severity.data() == "CRITICAL"
+
+
+def test_one_alert_line_the_active_robot_first_cleared_when_its_robots_go(qtbot,
+                                                                         tmp_path) -> None:
+    host = PlainHost(tmp_path)
+    panel = FaultsPanel(host)  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    rover = RobotVitals(ROVER, faults=(_fault("TILT", "major", 1),), version=1)
+    car = RobotVitals("car-1", faults=(_fault("BRAKE", "critical", 2),
+                                       _fault("DOOR", "major", 3)), version=1)
+    panel.watch(batch_of(rover, car))  # the rover is active: its fault first, the rest counted
+    assert host.alerts == [f"MAJOR fault TILT on {ROVER}: TILT went wrong (+2 more on 2 robots)"]
+    host.alerts.clear()  # the operator clicked it: seen
+    panel.watch(batch_of(rover, car))  # the robots repeat their faults: nothing new
+    assert host.alerts == []
+    again = RobotVitals(ROVER, faults=(_fault("TILT", "major", 9),), version=2)
+    panel.watch(batch_of(again, car))  # raised anew: news again
+    assert host.alerts[-1] == f"MAJOR fault TILT on {ROVER}: TILT went wrong (+2 more on 2 robots)"
+    offline = dataclasses.replace(batch_of(again, car), robots=[
+        RobotInfo(ROVER, online=False), RobotInfo("car-1", online=False)])
+    panel.watch(offline)  # its robots gone (a lost link): the alert goes
+    assert host.alerts == []
+    panel.watch(batch_of(again, car))
+    assert host.alerts != []
+    playing = dataclasses.replace(batch_of(again, car), status=StationStatus(playback="x.mcap"))
+    panel.watch(playing)  # a log plays: its faults are on the timeline, not alerts
+    assert host.alerts == []
