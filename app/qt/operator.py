@@ -11,8 +11,6 @@ a frozen GUI thread keeps a held key driving for at most one more period.
 
 from __future__ import annotations
 
-import json
-import logging
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.choices import read_choice, write_choice
 from app.inputs.keyboard import GUI_PERIOD_S, GUI_STALE_AFTER_S, KeyboardInput
 from app.teleop.model import InputState
 from app.teleop.profiles import AXES, DEFAULT, Profile, choose_profile
@@ -28,8 +27,6 @@ from app.teleop.profiles import AXES, DEFAULT, Profile, choose_profile
 if TYPE_CHECKING:
     from app.inputs.gamepad import Gamepad
     from app.teleop.session import TeleopSession
-
-log = logging.getLogger(__name__)
 
 SOURCES = {"auto": "Automatic", "gamepad": "Gamepad", "keyboard": "Keyboard",
            "stick": "On-screen stick"}
@@ -48,7 +45,8 @@ class Operator(QObject):
         self._session = session
         self._config_dir = config_dir
         self.profile: Profile = DEFAULT
-        self.source = _saved_source(config_dir)
+        saved = read_choice(config_dir, CHOICE_FILE, "source")
+        self.source = saved if saved in SOURCES else "auto"
         self.gamepad: Gamepad | None = None
         self.gamepad_error = ""
         self.keyboard = KeyboardInput()
@@ -102,7 +100,7 @@ class Operator(QObject):
         self.keyboard.release_all()
         self._hand(None)  # a source change is a lost device: the deadman must be pressed anew
         self.feed()
-        _save_source(self._config_dir, source)
+        write_choice(self._config_dir, CHOICE_FILE, "source", source)
         self.changed.emit()
 
     def pads(self) -> tuple[str, ...]:
@@ -214,18 +212,3 @@ class Operator(QObject):
         self._keep(state)
         self._session().set_input(state)
 
-
-def _saved_source(config_dir: Path) -> str:
-    try:
-        source = json.loads((config_dir / CHOICE_FILE).read_text()).get("source")
-    except (OSError, ValueError, AttributeError):
-        return "auto"
-    return source if source in SOURCES else "auto"
-
-
-def _save_source(config_dir: Path, source: str) -> None:
-    try:
-        config_dir.mkdir(parents=True, exist_ok=True)
-        (config_dir / CHOICE_FILE).write_text(json.dumps({"source": source}))
-    except OSError as exc:
-        log.warning("the teleop input choice was not saved: %s", exc)

@@ -10,14 +10,11 @@ the config dir, so it survives reconnects, playback and restarts.
 
 from __future__ import annotations
 
-import json
-import logging
 from collections.abc import Iterable
 from pathlib import Path
 
+from app.choices import read_choice, write_choice
 from app.station.robots import RobotInfo
-
-log = logging.getLogger(__name__)
 
 CHOICE_FILE = "active-robot.json"
 
@@ -33,17 +30,10 @@ def first_choice(active: str | None, remembered: str | None,
     return remembered if remembered in online else online[0]
 
 
+
 def remembered_robot(config_dir: Path) -> str | None:
-    try:
-        robot = json.loads((config_dir / CHOICE_FILE).read_text()).get("robot")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return robot if isinstance(robot, str) and robot else None
+    return read_choice(config_dir, CHOICE_FILE, "robot")
 
 
 def remember_robot(config_dir: Path, robot_id: str) -> None:
-    try:
-        config_dir.mkdir(parents=True, exist_ok=True)
-        (config_dir / CHOICE_FILE).write_text(json.dumps({"robot": robot_id}))
-    except OSError as exc:
-        log.warning("the active robot was not remembered: %s", exc)
+    write_choice(config_dir, CHOICE_FILE, "robot", robot_id)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QApplication
 
 from app.qt.application import create_application
@@ -73,3 +73,24 @@ def make_main_window(qapp, tmp_path: Path, free_endpoint: str, monkeypatch: pyte
         # A failed test's traceback keeps its widgets alive: its own failure is the news.
         if leaked and request.session.testsfailed == failed_before:
             pytest.fail(f"test leaked top-level widgets: {names}")
+
+
+def rover_estop(window: MainWindow) -> bool | None:
+    """The rover's e-stop as it reports it (None before its first status)."""
+    vitals = window.station.vitals.snapshot().get("rover-1")
+    return None if vitals is None or vitals.status is None else vitals.status.estop
+
+
+@pytest.fixture
+def rover_window(make_main_window: Callable[..., MainWindow], fleet: SimFleet,
+                 qtbot: Any) -> MainWindow:
+    """A window on screen, active, driving-ready on the simulated rover (not e-stopped)."""
+    window = make_main_window(show=True)
+    qtbot.waitUntil(lambda: any(r.robot_id == "rover-1" and r.online and r.catalog
+                                for r in window.station.robots()), timeout=10_000)
+    window.set_active_robot("rover-1")
+    qtbot.waitUntil(lambda: rover_estop(window) is False, timeout=5_000)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.applicationState()
+                    == Qt.ApplicationState.ApplicationActive, timeout=3_000)
+    return window

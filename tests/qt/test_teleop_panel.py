@@ -10,35 +10,22 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from app.qt.main_window import MainWindow
-from app.sim.fleet import SimFleet
 from app.teleop.arming import Arming
 from panels.teleop import TeleopPanel
 from tests.inputs.virtual_gamepad import VirtualGamepad
+from tests.qt.conftest import rover_estop
 from tests.teleop.heard import LATCHED
 
 pytestmark = pytest.mark.slow
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 
-def rover_estop(window: MainWindow) -> bool | None:
-    vitals = window.station.vitals.snapshot().get("rover-1")
-    return None if vitals is None or vitals.status is None else vitals.status.estop
-
-
 @pytest.fixture
-def window(make_main_window: Callable[..., MainWindow], fleet: SimFleet, qtbot: Any) -> MainWindow:
-    window = make_main_window(show=True)
-    qtbot.waitUntil(lambda: any(r.robot_id == "rover-1" and r.online and r.catalog
-                                for r in window.station.robots()), timeout=10_000)
-    window.set_active_robot("rover-1")
-    qtbot.waitUntil(lambda: rover_estop(window) is False, timeout=5_000)
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.applicationState()
-                    == Qt.ApplicationState.ApplicationActive, timeout=3_000)
-    return window
+def window(rover_window: MainWindow) -> MainWindow:
+    return rover_window
 
 
 def answer(monkeypatch: pytest.MonkeyPatch, button: QMessageBox.StandardButton) -> list[str]:

@@ -22,7 +22,8 @@ from app.station.connection import ConnectionChoice
 from app.teleop.arming import Arming
 from tests.conftest import free_port
 from tests.inputs.virtual_gamepad import VirtualGamepad
-from tests.qt.test_teleop_panel import armed_by_keyboard, rover_estop
+from tests.qt.conftest import rover_estop
+from tests.qt.test_teleop_panel import armed_by_keyboard
 from tests.teleop.heard import LATCHED, Heard
 
 pytestmark = pytest.mark.slow
@@ -30,17 +31,9 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 
 @pytest.fixture
-def window(make_main_window: Callable[..., MainWindow], fleet: SimFleet, qtbot: Any) -> MainWindow:
-    window = make_main_window(show=True)
-    qtbot.waitUntil(lambda: any(r.robot_id == "rover-1" and r.online and r.catalog
-                                for r in window.station.robots()), timeout=10_000)
-    window.set_active_robot("rover-1")
-    qtbot.waitUntil(lambda: rover_estop(window) is False, timeout=5_000)
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.applicationState()
-                    == Qt.ApplicationState.ApplicationActive, timeout=3_000)
-    qtbot.waitUntil(lambda: window.teleop().status().link.live, timeout=8_000)
-    return window
+def window(rover_window: MainWindow, qtbot: Any) -> MainWindow:
+    qtbot.waitUntil(lambda: rover_window.teleop().status().link.live, timeout=8_000)
+    return rover_window
 
 
 @pytest.fixture
