@@ -96,6 +96,7 @@ class RenderJob:
     height: int
     done: threading.Event | None = None  # set when a synchronous caller waits for it
     walk_seconds: float = 0.0  # the GUI thread's part: the scene turned into commands
+    number: int = 0  # the backend's count of frames recorded, this one included
     pixels: np.ndarray | None = None  # (H, W, 4) BGRA, top row first
     error: str = ""
     seconds: float = 0.0
@@ -240,6 +241,8 @@ class ReadbackCanvasBackend(vispy_qt.QtBaseCanvasBackend, QWidget):
         self._picture: tuple[np.ndarray, QImage] | None = None
         self.error = ""
         self.frames_drawn = 0
+        self.frames_recorded = 0  # frames walked (shown or rendered for a caller)
+        self.shown_frame = 0  # the number of the frame on screen (0: none yet)
         # the last frames' times: on the render thread, and the GUI thread's walk before it
         self.render_seconds: deque[float] = deque(maxlen=RENDER_TIMES_KEPT)
         self.walk_seconds: deque[float] = deque(maxlen=RENDER_TIMES_KEPT)
@@ -279,6 +282,7 @@ class ReadbackCanvasBackend(vispy_qt.QtBaseCanvasBackend, QWidget):
         if canvas is None or width < 1 or height < 1:
             return None
         started = time.perf_counter()
+        self.frames_recorded += 1
         if not self._gl_initialized:
             canvas.events.initialize()
             self._gl_initialized = True
@@ -286,7 +290,8 @@ class ReadbackCanvasBackend(vispy_qt.QtBaseCanvasBackend, QWidget):
         canvas.events.draw(region=None)
         walk = time.perf_counter() - started
         self.walk_seconds.append(walk)
-        return RenderJob(self._recorder.take(), width, height, done, walk)
+        return RenderJob(self._recorder.take(), width, height, done, walk,
+                         self.frames_recorded)
 
     def _start_frame(self) -> None:
         if self._in_flight or not self._wanted or not self.isVisible():
@@ -338,6 +343,7 @@ class ReadbackCanvasBackend(vispy_qt.QtBaseCanvasBackend, QWidget):
             image.setDevicePixelRatio(self.devicePixelRatioF())
             self._picture = (pixels, image)
             self.frames_drawn += 1
+            self.shown_frame = job.number
         self.update()
         if self._wanted:
             self._schedule()

@@ -14,14 +14,16 @@ from typing import Any
 
 import numpy as np
 import vispy
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from vispy import scene
 from vispy.scene.cameras import TurntableCamera
 from vispy.visuals.transforms import MatrixTransform
 
 from widgets.gl_readback import ReadbackCanvasBackend
 from widgets.scene_mesh import SteadyMesh
+from widgets.scene_picks import NO_PICKS, FramePicks, pick_radii, uncluttered
 from widgets.scene_points import Points
 
 vispy.use("pyside6")
@@ -42,6 +44,10 @@ CLICK_SLOP = 4.0  # px a click may move and still be a click
 
 TRANSLUCENT_ORDER = 10  # translucent meshes draw after everything opaque, of every group
 TEXT_ORDER = 20
+HIDDEN_LABEL = (0.0, 0.0, 0.0, 0.0)
+NOTE_STYLE = ("QLabel { background: rgba(20, 22, 26, 220); color: #e6e6e6; "
+              "border: 1px solid #58a6ff; border-radius: 4px; padding: 4px 6px; }")
+NOTE_MARGIN = 8  # px from the view's top-left corner
 
 
 def _rgba(color: Sequence[float] | np.ndarray) -> tuple[float, float, float, float]:
@@ -127,6 +133,11 @@ class SceneGroup:
         self._values: np.ndarray | None = None
         self._bounds: np.ndarray | None = None  # (2, 3) local min/max of the points
         self._value_bounds: tuple[float, float] | None = None
+        # the labels as given (group frame), their sizes in pixels and which are shown
+        self._label_pos = np.zeros((0, 3))
+        self._label_colors = np.zeros((0, 4), np.float32)
+        self._label_sizes = np.zeros((0, 2))
+        self._labels_shown: np.ndarray | None = None
 
     # -- the group as a whole ------------------------------------------------------------
     @property
@@ -297,6 +308,12 @@ class SceneGroup:
             return
         self._versions["texts"] = version
         texts = [t for t in texts if t[1]]
+        self._label_pos = np.array([pos for pos, _, _ in texts], np.float64).reshape(-1, 3)
+        self._label_colors = np.array([_rgba(color) for _, _, color in texts],
+                                      np.float32).reshape(-1, 4)
+        self._label_sizes = np.array([self._view.label_size(text) for _, text, _ in texts],
+                                     np.float64).reshape(-1, 2)
+        self._labels_shown = None
         if not texts:
             if self._texts is not None:
                 self._texts.visible = False
@@ -307,10 +324,27 @@ class SceneGroup:
         strings = [text for _, text, _ in texts]
         if strings != self._texts.text:  # laying the glyphs out is what costs: moved only
             self._texts.text = strings
-        self._texts.pos = np.array([pos for pos, _, _ in texts], dtype=np.float32)
-        self._texts.color = np.array([_rgba(color) for _, _, color in texts], np.float32)
+        self._texts.pos = self._label_pos.astype(np.float32)
+        self._texts.color = self._label_colors
         self._texts.visible = True
         self._count_upload(1)
+
+    def labels(self) -> tuple[np.ndarray, np.ndarray]:
+        """The labels drawn now: world positions (M, 3) and sizes in pixels (M, 2)."""
+        if self._texts is None or not self._texts.visible or not self.visible:
+            return np.zeros((0, 3)), np.zeros((0, 2))
+        world = self._label_pos @ self._matrix[:3, :3].T + self._matrix[:3, 3]
+        return world, self._label_sizes
+
+    def show_labels(self, shown: np.ndarray) -> None:
+        """Only the labels marked shown are drawn (the others are made transparent)."""
+        if self._texts is None or (self._labels_shown is not None
+                                   and np.array_equal(shown, self._labels_shown)):
+            return
+        self._labels_shown = shown.copy()
+        colors = self._label_colors.copy()
+        colors[~shown] = HIDDEN_LABEL
+        self._texts.color = colors
 
 
 class SceneView(QWidget):
@@ -367,6 +401,24 @@ class SceneView(QWidget):
         self.canvas.events.mouse_press.connect(self._on_mouse_press)
         self.canvas.events.mouse_move.connect(self._on_mouse_move)
         self.canvas.events.mouse_release.connect(self._on_mouse_release)
+
+        font = QFont()
+        font.setPointSizeF(TEXT_POINTS)
+        self._label_metrics = QFontMetricsF(font)
+        self._label_rects = np.zeros((0, 4))
+        # world positions, points on each item's extent (K, N, 3) and what each item is
+        self._pickables: tuple[np.ndarray, np.ndarray, Sequence[Any]] = (
+            np.zeros((0, 3)), np.zeros((0, 0, 3)), ())
+        self._frame_picks: dict[int, FramePicks] = {}  # by the number of the frame
+        self.canvas.events.draw.connect(self._on_draw, position="first")
+        self.note = QLabel(self)
+        self.note.setStyleSheet(NOTE_STYLE)
+        self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.note.move(NOTE_MARGIN, NOTE_MARGIN)
+        self.note.hide()
+        self._note_timer = QTimer(self)
+        self._note_timer.setSingleShot(True)
+        self._note_timer.timeout.connect(self.note.hide)
 
     def shutdown(self) -> None:
         """Stops the render thread (it would stop when the widget is deleted, too)."""
@@ -514,6 +566,89 @@ class SceneView(QWidget):
         else:
             self._triad_names.visible = False
 
+    # -- picks, labels and the note ------------------------------------------------------
+    def set_pickables(self, positions: np.ndarray, extents: np.ndarray,
+                      payloads: Sequence[Any]) -> None:
+        """What the next frame drawn can be clicked on: (N, 3) world positions, (N, 3)
+        sizes of each item's box (0: a point), and what each is (given back by
+        :meth:`pick_at`)."""
+        positions = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
+        half = np.asarray(extents, dtype=np.float64).reshape(-1, 3) / 2
+        rims = np.stack([positions + half * axis for axis in np.eye(3)]) if len(half) \
+            else np.zeros((0, 0, 3))
+        self._pickables = (positions, rims, list(payloads))
+
+    def pick_at(self, x: float, y: float) -> Any | None:
+        """What the click at widget pixel (x, y) names in the picture shown, or None."""
+        shown = self.canvas.native.shown_frame
+        return self._frame_picks.get(shown, NO_PICKS).nearest(x, y)
+
+    def shown_picks(self) -> FramePicks:
+        """The pickable items of the frame on screen, where it drew them."""
+        return self._frame_picks.get(self.canvas.native.shown_frame, NO_PICKS)
+
+    def label_size(self, text: str) -> tuple[float, float]:
+        """A label's width and height on screen, in pixels."""
+        lines = text.splitlines() or [""]
+        width = max(self._label_metrics.horizontalAdvance(line) for line in lines)
+        return width, self._label_metrics.height() * len(lines)
+
+    def label_rects(self) -> np.ndarray:
+        """(M, 4) x, y, w, h in widget pixels of the labels the last frame drew."""
+        return self._label_rects.copy()
+
+    def show_note(self, text: str, seconds: float | None = None) -> None:
+        """A note over the view's top-left corner: kept until :meth:`hide_note`, or for
+        ``seconds``."""
+        self._note_timer.stop()
+        self.note.setText(text)
+        self.note.adjustSize()
+        self.note.show()
+        self.note.raise_()
+        if seconds is not None:
+            self._note_timer.start(round(seconds * 1000))
+
+    def hide_note(self) -> None:
+        self._note_timer.stop()
+        self.note.hide()
+
+    def _on_draw(self, event: Any) -> None:
+        """Each frame, as it is walked: where its pickable items and labels land."""
+        number = self.canvas.native.frames_recorded
+        shown = self.canvas.native.shown_frame
+        self._frame_picks = {n: p for n, p in self._frame_picks.items() if n >= shown}
+        self._frame_picks[number] = self._project_pickables()
+        self._declutter_labels()
+
+    def _project_pickables(self) -> FramePicks:
+        positions, rims, payloads = self._pickables
+        if len(positions) == 0:
+            return NO_PICKS
+        centres = self.project(positions)
+        edges = self.project(rims.reshape(-1, 3)).reshape(len(rims), -1, 2)
+        return FramePicks(centres, pick_radii(centres, edges), payloads)
+
+    def _declutter_labels(self) -> None:
+        groups = [g for g in self._groups.values() if g.visible]
+        labels = [g.labels() for g in groups]
+        counts = [len(world) for world, _ in labels]
+        if sum(counts) == 0:
+            self._label_rects = np.zeros((0, 4))
+            return
+        world = np.concatenate([w for w, _ in labels])
+        sizes = np.concatenate([s for _, s in labels])
+        xy, depth = self._project_with_depth(world)
+        # vispy's y runs up, so a label anchored at its "bottom" hangs below its anchor
+        rects = np.column_stack([xy, sizes])
+        rects[depth <= 0] = np.nan  # behind the camera
+        shown = uncluttered(rects, depth)
+        self._label_rects = rects[shown]
+        start = 0
+        for group, count in zip(groups, counts, strict=True):
+            if count:
+                group.show_labels(shown[start:start + count])
+            start += count
+
     # -- output ----------------------------------------------------------------------------
     def next_frame_in(self) -> float:
         """Seconds until the view may start its next frame (infinite while one is being
@@ -527,14 +662,18 @@ class SceneView(QWidget):
 
     def project(self, points: np.ndarray) -> np.ndarray:
         """(N, 3) world -> (N, 2) widget pixel coordinates (for picking)."""
+        return self._project_with_depth(points)[0]
+
+    def _project_with_depth(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, 2) widget pixels and (N,) distances in front of the camera (clip w)."""
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         if len(points) == 0:
-            return np.zeros((0, 2))
+            return np.zeros((0, 2)), np.zeros(0)
         transform = self.view.scene.node_transform(self.canvas.scene)
         mapped = np.atleast_2d(transform.map(points))
         xy = mapped[:, :2] / mapped[:, 3:4]
         offset = self.canvas.native.pos()
-        return xy + np.array([offset.x(), offset.y()], dtype=np.float64)
+        return xy + np.array([offset.x(), offset.y()], dtype=np.float64), mapped[:, 3]
 
     def ray(self, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
         """The world ray under widget pixel (x, y): (origin, unit direction away from the
