@@ -118,7 +118,12 @@ def test_shipped_default_layouts_are_valid(name: str) -> None:
     assert layout.name == name
     assert layout.window_state == b""  # placed by area and share, for any screen
     assert {d.panel_id for d in layout.docks} >= {"robots"}
-    for area in {d.area for d in layout.docks}:  # docks of an area share it along its split
-        split = [d.size[1 if area in ("left", "right") else 0] for d in layout.docks
+    # Docks of an area share it along its split; a top or bottom row takes its height
+    # from the side columns.
+    rows = sum(max((d.size[1] for d in layout.docks if d.area == area), default=0.0)
+               for area in ("top", "bottom"))
+    for area in {d.area for d in layout.docks}:
+        side = area in ("left", "right")
+        split = [d.size[1 if side else 0] for d in layout.docks
                  if d.area == area and not d.tab_with]
-        assert sum(split) == pytest.approx(1.0)
+        assert sum(split) + (rows if side else 0.0) == pytest.approx(1.0)
