@@ -62,9 +62,10 @@ class GoalTool:
         row.addWidget(self.send_button)
         row.addWidget(self.cancel_button)
         self.bar.hide()
-        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), panel)
-        escape.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        escape.activated.connect(self.cancel)
+        # the panel's one Escape: it also clears the panel's selection
+        self.escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), panel)
+        self.escape.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.escape.activated.connect(self.cancel)
         view.tool_pressed.connect(self._pressed)
         view.tool_moved.connect(self._moved)
         view.tool_released.connect(self._released)

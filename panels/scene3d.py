@@ -9,6 +9,7 @@ can draw is a layer; topics dropped on the panel are added to them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint, Qt
@@ -22,7 +23,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QSplitter,
     QToolButton,
-    QToolTip,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -50,7 +50,32 @@ MAX_TRIADS = 48
 # software renderer the view draws a few frames a second, and placing the scene at every
 # tick (up to 60 a second, with cameras waking the window) cost the GUI thread 2-3 ms each.
 PLACE_AHEAD_S = 0.04
-PICK_RADIUS_PX = 14.0
+SELECTION_GROUP = "__selection__"
+SELECTION_COLOUR = (1.0, 0.25, 0.9, 1.0)  # magenta: no layer's palette colour
+SELECTION_WIDTH = 3.0
+SELECTION_MARGIN = 1.2  # the highlight's box around the item's, as a share of its size
+MARKER_SIZE_M = 0.6  # the least size of the highlight (an item that is a point)
+STALK_M = 1.5  # a pin above the highlight, seen when the item is small or far
+NOTHING_NOTE_S = 2.0
+
+
+@dataclass(frozen=True)
+class PickedItem:
+    """An item a click can name, as the frame it was drawn in placed it."""
+
+    key: str
+    type_name: str
+    frame: str  # the frame of its data
+    text: str
+    index: int  # its place among its group's picks
+    position: tuple[float, float, float]  # in the fixed frame
+    size: tuple[float, float, float]  # its box (0: a point)
+
+    def details(self, fixed_frame: str) -> str:
+        x, y, z = self.position
+        return "\n".join((self.text, f"topic: {self.key}", f"type: {self.type_name}",
+                          f"frame: {self.frame}",
+                          f"position: {x:.2f}, {y:.2f}, {z:.2f} m in {fixed_frame}"))
 
 
 class Scene3DPanel(PanelBase):
@@ -76,7 +101,10 @@ class Scene3DPanel(PanelBase):
         # (active robot, all robots) the layers were chosen for; None: choose again
         self._layers_for: tuple[str | None, bool] | None = None
         self._pushed: dict[str, int] = {}  # group id -> content version in the view
-        self._picks: list[tuple[np.ndarray, list[Pick], Layer]] = []  # per group drawn
+        # per group drawn: its matrix, picks, layer and frame
+        self._picks: list[tuple[np.ndarray, list[Pick], Layer, str]] = []
+        self.selected: PickedItem | None = None  # the item clicked, highlighted
+        self._selection_version = 0
         self._fixed_frame = ""  # "" = automatic
         self._active: str | None = None
         self._goal_group = GOAL_GROUP
@@ -126,6 +154,7 @@ class Scene3DPanel(PanelBase):
         layout.addWidget(self.goal_tool.bar)
         layout.addWidget(splitter, 1)
         self.view.clicked.connect(self._on_click)
+        self.goal_tool.escape.activated.connect(self.clear_selection)
 
     # -- the panel contract --------------------------------------------------------------
     def interests(self) -> set[Interest]:
@@ -279,6 +308,8 @@ class Scene3DPanel(PanelBase):
                 seen.add(group.group_id)
                 self._push(layer, group)
         seen.add(self._goal_group)  # the goal tool's marker: drawn by the tool
+        seen.add(SELECTION_GROUP)
+        self._place_picks(fixed)
         for group_id in [g for g in self.view.group_ids() if g not in seen]:
             self.view.remove_group(group_id)
             self._pushed.pop(group_id, None)
@@ -318,7 +349,8 @@ class Scene3DPanel(PanelBase):
                                    None)
         view_group.set_visible(True)
         if drawables.picks:  # placed in the world only when a click asks
-            self._picks.append((group.matrix, drawables.picks, layer))
+            self._picks.append((group.matrix, drawables.picks, layer,
+                                layer.frame_of(drawables.frame_id)))
 
     def _follow(self, fixed: str) -> None:
         from app.scene.frames import namespaced
@@ -353,26 +385,54 @@ class Scene3DPanel(PanelBase):
         text = self.frame_box.currentText()
         self._fixed_frame = "" if text.startswith(AUTO_FRAME) else text
 
-    def _on_click(self, x: float, y: float) -> None:
-        text = self.pick_text(x, y)
-        if text:
-            QToolTip.showText(self.view.mapToGlobal(QPoint(int(x), int(y))), text, self.view)
-
-    def pick_text(self, x: float, y: float) -> str:
-        """What a click at (x, y) in the view names, or "" (what the tooltip shows)."""
+    # -- picking -------------------------------------------------------------------------
+    def _place_picks(self, fixed: str) -> None:
+        """Hands the view what its next frame can be clicked on; the highlight follows the
+        selected item."""
         import numpy as np
 
-        places, texts = [], []
-        for matrix, picks, layer in self._picks:
-            for pick in picks:
-                places.append((matrix @ np.array([*pick.position, 1.0]))[:3])
-                texts.append(f"{pick.text}\n{layer.key}\n{layer.type_name}")
-        if not places:
-            return ""
-        where = self.view.project(np.array(places))
-        distance = np.hypot(where[:, 0] - x, where[:, 1] - y)
-        nearest = int(np.argmin(distance))
-        return texts[nearest] if distance[nearest] <= PICK_RADIUS_PX else ""
+        items = [_picked(matrix, pick, index, layer, frame)
+                 for matrix, picks, layer, frame in self._picks
+                 for index, pick in enumerate(picks)]
+        self.view.set_pickables(np.array([i.position for i in items]).reshape(-1, 3),
+                                np.array([i.size for i in items]).reshape(-1, 3), items)
+        if self.selected is not None:
+            same = _same_item(self.selected, items)
+            if same is not None and same != self.selected:
+                self._select(same, fixed)
+
+    def _on_click(self, x: float, y: float) -> None:
+        item = self.view.pick_at(x, y)
+        if item is None:
+            self.clear_selection()
+            self.view.show_note("Nothing here", NOTHING_NOTE_S)
+        else:
+            self._select(item, self.fixed_frame())
+
+    def _select(self, item: PickedItem, fixed: str) -> None:
+        import numpy as np
+
+        from app.scene.drawables import BOX_EDGES, CORNERS
+
+        self.selected = item
+        self.view.show_note(item.details(fixed))
+        size = np.maximum(np.asarray(item.size) * SELECTION_MARGIN, MARKER_SIZE_M)
+        corners = CORNERS * size + np.asarray(item.position)
+        x, y, z = item.position
+        top = z + size[2] / 2
+        stalk = np.array([(x, y, top), (x, y, top + STALK_M)])
+        edges = np.vstack([corners[BOX_EDGES].reshape(-1, 3), stalk])
+        self._selection_version += 1
+        group = self.view.group(SELECTION_GROUP)
+        group.set_segments(edges, np.tile(SELECTION_COLOUR, (len(edges), 1)),
+                           self._selection_version, SELECTION_WIDTH)
+        group.set_visible(True)
+
+    def clear_selection(self) -> None:
+        """No item selected: its highlight and details go."""
+        self.selected = None
+        self.view.remove_group(SELECTION_GROUP)
+        self.view.hide_note()
 
     # -- the layer list ------------------------------------------------------------------------
     def layer_status(self, key: str, batch: FrameBatch) -> tuple[str, str]:
@@ -479,3 +539,19 @@ class Scene3DPanel(PanelBase):
 
     def _set_color_by(self, key: str, mode: str) -> None:
         self._style(key).color_by = mode
+
+
+def _picked(matrix: np.ndarray, pick: Pick, index: int, layer: Layer,
+            frame: str) -> PickedItem:
+    x, y, z = (float(v) for v in matrix[:3, :3] @ pick.position[:3] + matrix[:3, 3])
+    sx, sy, sz = (float(v) for v in pick.size[:3])
+    return PickedItem(layer.key, layer.type_name, frame, pick.text, index, (x, y, z),
+                      (sx, sy, sz))
+
+
+def _same_item(item: PickedItem, items: list[PickedItem]) -> PickedItem | None:
+    """The item as now placed: of the same topic and text, the one nearest where it was."""
+    import math
+
+    same = [i for i in items if i.key == item.key and i.text == item.text]
+    return min(same, key=lambda i: math.dist(i.position, item.position), default=None)

@@ -40,6 +40,7 @@ class Pick:
 
     position: tuple[float, ...]  # x, y, z
     text: str
+    size: tuple[float, ...] = (0.0, 0.0, 0.0)  # the item's box (0: a point)
 
 
 @dataclass
@@ -146,7 +147,7 @@ def _boxes(boxes: Boxes, color: RGBA, label: str) -> Drawables:
         top = (box.center[0], box.center[1], box.center[2] + box.size[2] / 2)
         if name:
             out.texts.append((top, name, box.color or color))
-        out.picks.append(Pick(tuple(box.center), name or "box"))
+        out.picks.append(Pick(tuple(box.center), name or "box", tuple(box.size)))
     return out
 
 

@@ -58,16 +58,17 @@ def test_the_rover_cloud_boxes_and_scene_are_drawn(make_main_window, fleet, qtbo
 
     boxes_key = f"{ROVER}/lidar/detections"
 
-    def drawn_box_picks() -> list:
-        return [p for p in panel._picks if p[2].key == boxes_key and p[1]]
+    def shown_box_picks() -> list:
+        picks = panel.view.shown_picks()
+        return [(xy, item) for xy, item in zip(picks.xy, picks.payloads, strict=True)
+                if item.key == boxes_key]
 
     # the boxes are placed with the view's next frame, which the render thread draws when due
-    qtbot.waitUntil(lambda: bool(drawn_box_picks()), timeout=TIMEOUT_MS)
-    matrix, picks, _ = drawn_box_picks()[0]
-    x, y = panel.view.project((matrix @ np.array([*picks[0].position, 1.0]))[None, :3])[0]
-    clicked = panel.pick_text(x, y)  # a click on a box names it
-    assert boxes_key in clicked and "isaac.Detections3Proto" in clicked
-    assert panel.pick_text(-500, -500) == ""
+    qtbot.waitUntil(lambda: bool(shown_box_picks()), timeout=TIMEOUT_MS)
+    (x, y), item = shown_box_picks()[0]
+    assert panel.view.pick_at(x, y).key == boxes_key  # a click on a box names it
+    assert item.type_name == "isaac.Detections3Proto"
+    assert panel.view.pick_at(-500, -500) is None
 
     panel.set_voxel(f"{ROVER}/lidar/points", 1.0)  # for a slow GPU: decimated on the lane
     qtbot.waitUntil(lambda: 0 < points_drawn() < 5_000, timeout=TIMEOUT_MS)
