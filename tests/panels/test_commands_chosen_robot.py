@@ -61,6 +61,8 @@ def test_every_kind_of_command_goes_to_the_active_robot_only(
     qtbot.waitUntil(lambda: window.estop_engaged(), timeout=5_000)
     window.release_estop_action.trigger()
     qtbot.waitUntil(lambda: not window.estop_engaged(), timeout=10_000)
+    # the release goes on being sent until the rover reports it: then it falls silent
+    qtbot.waitUntil(lambda: window.teleop().estops() == {}, timeout=10_000)
 
     # Teleop with the deadman held, from a scripted pad in place of the window's devices.
     window.operator.shutdown()
