@@ -20,7 +20,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QFileDialog,
     QInputDialog,
     QLabel,
     QMainWindow,
@@ -35,6 +34,7 @@ from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layo
 from app.priority import lower_background
 from app.qt.frame_clock import FrameClock
 from app.qt.help_menu import build_help_menu
+from app.qt.layout_menu import LayoutMenu
 from app.qt.operator import Operator
 from app.qt.panel_api import Panel, PanelRegistry
 from app.qt.playback import OPEN_LOG_SHORTCUT, PlaybackControls
@@ -484,18 +484,26 @@ class MainWindow(QMainWindow):
             if dock in open_docks:
                 dock.raise_()
 
-    def load_layout_text(self, text: str | bytes, source: str) -> bool:
-        """Applies a layout, or explains why not and keeps the current one."""
+    def parsed_layout(self, text: str | bytes, source: str) -> Layout | None:
+        """The layout in `text`, validated, or None once the operator is told why not."""
         try:
             layout = parse_layout(text, [c.panel_id for c in self.registry.classes()], source)
             check_window_bytes(layout, source)
         except LayoutError as exc:
-            self._layout_refused(str(exc))
+            self.layout_refused(str(exc))
+            return None
+        return layout
+
+    def load_layout_text(self, text: str | bytes, source: str) -> bool:
+        """Applies a layout, or explains why not and keeps the current one."""
+        layout = self.parsed_layout(text, source)
+        if layout is None:
             return False
         self.apply_layout(layout)
+        self.layouts.took(layout.name, layout)
         return True
 
-    def _layout_refused(self, reason: str) -> None:
+    def layout_refused(self, reason: str) -> None:
         self.show_message(f"Layout not loaded: {reason}")
         if self.isVisible():
             QMessageBox.warning(self, "Layout not loaded",
@@ -508,9 +516,11 @@ class MainWindow(QMainWindow):
         path = self.layouts_dir() / f"{_safe_name(name)}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.current_layout(name).to_json())
+        self.layouts.took(name)
         return path
 
     def load_named_layout(self, name: str) -> bool:
+        """Opens the named layout without asking (the Layouts menu asks first)."""
         for folder in (self.layouts_dir(), resources.LAYOUTS):
             path = folder / f"{_safe_name(name)}.json"
             if path.is_file():
@@ -518,11 +528,12 @@ class MainWindow(QMainWindow):
                     layout = read_layout(path, [c.panel_id for c in self.registry.classes()])
                     check_window_bytes(layout, path.name)
                 except LayoutError as exc:
-                    self._layout_refused(str(exc))
+                    self.layout_refused(str(exc))
                     return False
                 self.apply_layout(layout)
+                self.layouts.took(name, layout)
                 return True
-        self._layout_refused(f"no layout named {name!r}")
+        self.layout_refused(f"no layout named {name!r}")
         return False
 
     def restore_last_layout(self) -> None:
@@ -530,45 +541,6 @@ class MainWindow(QMainWindow):
         if last.is_file() and self.load_layout_text(last.read_bytes(), "the last layout"):
             return
         self.load_named_layout(resources.DEFAULT_LAYOUT)
-
-    def _import_layout(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import layout", "", "Layouts (*.json)")
-        if not path:
-            return
-        try:
-            text = Path(path).read_bytes()
-        except OSError as exc:
-            self._layout_refused(f"cannot read {path}: {exc.strerror or exc}")
-            return
-        if self.load_layout_text(text, Path(path).name):
-            self.save_named_layout(Path(path).stem)
-            self._fill_layouts_menu()
-
-    def _export_layout(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export layout", "layout.json",
-                                              "Layouts (*.json)")
-        if not path:
-            return
-        try:
-            Path(path).write_text(self.current_layout(Path(path).stem).to_json())
-        except OSError as exc:
-            self.show_message(f"Layout not exported: {exc.strerror or exc}")
-            if self.isVisible():
-                QMessageBox.warning(self, "Layout not exported", f"{path}: {exc.strerror or exc}")
-            return
-        self.show_message(f"Layout exported to {path}")
-
-    def _open_layout(self) -> None:
-        names = self._layout_names()
-        name, ok = QInputDialog.getItem(self, "Open layout", "Layout:", names, 0, False)
-        if ok and name:
-            self.load_named_layout(name)
-
-    def _save_layout_as(self) -> None:
-        name, ok = QInputDialog.getText(self, "Save layout", "Layout name:")
-        if ok and name.strip():
-            self.save_named_layout(name.strip())
-            self._fill_layouts_menu()
 
     # -- connection -----------------------------------------------------------------------
     def reconnect(self, choice: ConnectionChoice) -> None:
@@ -693,8 +665,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
 
-        self._layouts_menu = menu.addMenu("&Layouts")
-        self._fill_layouts_menu()
+        self.layouts = LayoutMenu(self, menu.addMenu("&Layouts"))
 
         view = menu.addMenu("&View")
         self._action(view, "Add &panel…", "Ctrl+T", self._choose_panel, "add-panel")
@@ -730,25 +701,6 @@ class MainWindow(QMainWindow):
         chosen = next((c for c in classes if c.title == title), None)
         if ok and chosen is not None:
             self.open_panel(chosen.panel_id, tabbed=True)
-
-    def _fill_layouts_menu(self) -> None:
-        menu = self._layouts_menu
-        menu.clear()
-        for name in self._layout_names():
-            self._action(menu, name, None, lambda _=False, n=name: self.load_named_layout(n))
-        menu.addSeparator()
-        self._action(menu, "&Open layout…", QKeySequence.StandardKey.Open, self._open_layout,
-                     "layout-open")
-        self._action(menu, "&Save layout…", QKeySequence.StandardKey.Save, self._save_layout_as,
-                     "layout-save")
-        self._action(menu, "&Import layout…", "Ctrl+I", self._import_layout, "layout-import")
-        self._action(menu, "&Export layout…", "Ctrl+E", self._export_layout, "layout-export")
-
-    def _layout_names(self) -> list[str]:
-        names = resources.default_layout_names()
-        saved = sorted(p.stem for p in self.layouts_dir().glob("*.json")) \
-            if self.layouts_dir().is_dir() else []
-        return names + [n for n in saved if n not in names]
 
     def _action(self, menu: QMenu, text: str, shortcut: Any, slot: Any,
                 icon: str = "") -> QAction:
@@ -796,7 +748,8 @@ class MainWindow(QMainWindow):
         self.clock.stop()
         try:
             self.config_dir.mkdir(parents=True, exist_ok=True)
-            (self.config_dir / "last-layout.json").write_text(self.current_layout().to_json())
+            (self.config_dir / "last-layout.json").write_text(
+                self.current_layout(self.layouts.name).to_json())
         except OSError as exc:
             self.show_message(f"could not save the layout: {exc}")
         self.close_all_panels()

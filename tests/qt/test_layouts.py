@@ -209,7 +209,7 @@ def test_a_bad_layout_is_refused_and_the_old_one_kept(
         path = tmp_path / "bad.json"
         path.write_text(bad)
         monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
-        laptop._import_layout()
+        laptop.layouts.import_layout()
         assert not (laptop.layouts_dir() / "bad.json").exists()  # not kept as a named layout
 
     assert len(warnings) == 1
@@ -224,7 +224,7 @@ def test_export_then_import_through_the_file_dialogs(
         laptop: MainWindow, tmp_path: Path, monkeypatch) -> None:
     exported = tmp_path / "my rig.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(exported), ""))
-    laptop._export_layout()
+    laptop.layouts.export_layout()
     expected = without_window(laptop.current_layout("my rig").to_json())
     assert without_window(exported.read_text()) == expected
     assert "exported" in laptop.statusBar().currentMessage()
@@ -232,11 +232,11 @@ def test_export_then_import_through_the_file_dialogs(
     laptop.load_named_layout("Teleop station")
     assert "topics#1" not in laptop.panels()
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(exported), ""))
-    laptop._import_layout()
+    laptop.layouts.import_layout()
     assert without_window(laptop.current_layout("my rig").to_json()) == expected
     # kept under its name: it is in the Layouts menu and opens by name
     assert (laptop.layouts_dir() / "my rig.json").is_file()
-    assert "my rig" in [a.text() for a in laptop._layouts_menu.actions()]
+    assert "my rig" in [a.text() for a in laptop.layouts.menu.actions()]
 
 
 def test_cancelled_or_failing_file_dialogs_change_nothing(
@@ -244,16 +244,16 @@ def test_cancelled_or_failing_file_dialogs_change_nothing(
     before = laptop.panels()
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: ("", ""))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: ("", ""))
-    laptop._import_layout()
-    laptop._export_layout()
+    laptop.layouts.import_layout()
+    laptop.layouts.export_layout()
     assert laptop.panels() == before and not warnings
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(tmp_path), ""))
-    laptop._import_layout()  # a folder: unreadable as a file
+    laptop.layouts.import_layout()  # a folder: unreadable as a file
     assert "cannot read" in warnings[-1]
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         lambda *a, **k: (str(tmp_path / "missing" / "x.json"), ""))
-    laptop._export_layout()
+    laptop.layouts.export_layout()
     assert "not exported" in warnings[-1]
     assert laptop.panels() == before
 

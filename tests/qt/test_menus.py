@@ -28,8 +28,8 @@ def test_every_shortcut_is_distinct_even_after_the_layouts_menu_refills(
         make_main_window) -> None:
     window = make_main_window()
     window.save_named_layout("mine")
-    window._fill_layouts_menu()
-    window._fill_layouts_menu()
+    window.layouts.fill()
+    window.layouts.fill()
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     shortcuts = [a.shortcut().toString() for a in window.findChildren(QAction)
                  if not a.shortcut().isEmpty()]
@@ -75,7 +75,7 @@ def test_open_layout_chooser_lists_defaults_and_saved(make_main_window, monkeypa
         return "Teleop station", True
 
     monkeypatch.setattr(QInputDialog, "getItem", get_item)
-    window._open_layout()
+    window.layouts.open()
     assert offered == [["Field laptop", "Teleop station", "one plot"]]
     assert "robots#1" in window.panels()
 
