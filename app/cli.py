@@ -11,6 +11,7 @@ import contextlib
 import logging
 import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -44,7 +45,16 @@ class CliError(Exception):
     """A failure explained in one line; exit status 1."""
 
 
+def plain_text(text: str) -> str:
+    """Help text without the reST markup of the docstrings it comes from: ``code``,
+    :class:`x` and `x` read as code, x and x."""
+    return re.sub(r"(?::[a-z]+:)?`{1,2}([^`]+)`{1,2}", r"\1", text)
+
+
 class _Parser(argparse.ArgumentParser):
+    def format_help(self) -> str:
+        return plain_text(super().format_help())
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 

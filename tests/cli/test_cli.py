@@ -186,3 +186,13 @@ class TestBadInvocations:
             main(["--version"])
         assert exit_info.value.code == 0
         assert capsys.readouterr().out.startswith("fieldstation ")
+
+
+@pytest.mark.parametrize("command", [[], ["record"], ["info"], ["echo"], ["sim"]])
+def test_help_reads_as_plain_text(command: list[str], capsys) -> None:
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    shown = capsys.readouterr().out
+    assert "usage: fieldstation" in shown
+    assert "`" not in shown and ":class:" not in shown and ":func:" not in shown
+    assert "The fieldstation command line" in shown or command
