@@ -514,10 +514,15 @@ class CameraPanel(PanelBase):
 
     def _ask_snapshot(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save snapshot",
-                                              str(pictures_folder() / "camera.png"),
+                                              str(pictures_folder() / self._snapshot_name()),
                                               "PNG images (*.png)")
         if path:
             self.save_snapshot(path)
+
+    def _snapshot_name(self) -> str:
+        """Never the last snapshot's name: the camera's key (less its root), then the time."""
+        where = "-".join(self._camera.key.split("/")[1:]) if self._camera else "camera"
+        return f"{where or 'camera'} {time.strftime('%Y-%m-%d %H%M%S')}.png"
 
     def save_snapshot(self, path: str) -> bool:
         if self._shown.frame is None:

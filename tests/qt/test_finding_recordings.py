@@ -124,6 +124,9 @@ def test_the_camera_snapshot_dialog_starts_in_the_pictures_folder(
     camera = window.open_panel("camera")
     camera._ask_snapshot()
     assert Path(asked[0]).parent == home / "Pictures"
+    # a name that does not overwrite the last snapshot: what it shows and when
+    assert Path(asked[0]).name != "camera.png"
+    assert re.fullmatch(r"camera \d{4}-\d\d-\d\d \d{6}\.png", Path(asked[0]).name)
 
 
 def test_help_opens_the_docs_and_the_data_folder(
