@@ -82,9 +82,12 @@ def test_every_kind_of_command_goes_to_the_active_robot_only(
         window.set_active_robot("humanoid-1")
         qtbot.wait(800)
         after = heard.of("rover-1", since=switched)
-        assert after and all(c.what == "teleop" and not c.moving for c in after)
-        # One burst of stops (best effort: the hub may hear fewer), then nothing.
-        assert len(after) <= 3 and max(c.at for c in after) - min(c.at for c in after) < 0.3
+        assert after and all(c.what == "teleop" for c in after)
+        # A command in flight at the switch may land after it; then one burst of stops,
+        # and nothing moving after the first stop.
+        stops = after[next(i for i, c in enumerate(after) if not c.moving):]
+        assert stops and not any(c.moving for c in stops) and len(stops) <= 3
+        assert max(c.at for c in stops) - min(c.at for c in stops) < 0.3
         assert heard.of("humanoid-1") == heard.of("car-1") == []
     finally:
         pad.close()

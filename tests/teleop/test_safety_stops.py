@@ -168,7 +168,9 @@ def test_a_robot_left_gets_its_stops_spread_over_one_period(
     burst = [at for at, traffic in sent.since(left) if traffic is Traffic.STOP]
     assert len(burst) == STOPS
     gaps = [b - a for a, b in itertools.pairwise(burst)]
-    assert min(gaps) >= 0.8 * PERIOD_S / STOPS  # spread, not back to back
+    # spread, not back to back (a loaded machine wakes the bursts' thread a little early
+    # or late: a quarter of the spacing is far from back to back)
+    assert min(gaps) >= 0.25 * PERIOD_S / STOPS
     assert burst[-1] - burst[0] <= PERIOD_S * 1.5
 
 
