@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.request import urlopen
 
-import numpy as np
 import pytest
 
 from app.bus.publisher import Publisher, Traffic
@@ -90,12 +89,19 @@ def test_a_model_url_is_shown_and_never_fetched(make_main_window, rover_fleet, m
         publisher.put(payload)
         return layer_ok(panel, KEY) and placeholder in texts()
 
+    def shown_model() -> list:
+        picks = panel.view.shown_picks()
+        return [xy for xy, item in zip(picks.xy, picks.payloads, strict=True)
+                if item.key == KEY]
+
     try:
         qtbot.waitUntil(shown, timeout=TIMEOUT_MS)
-        # Where the model would stand, a click names it and its URL.
-        matrix, picks, _ = next(p for p in panel._picks if p[2].key == KEY)
-        x, y = panel.view.project((matrix @ np.array([*picks[0].position, 1.0]))[None, :3])[0]
-        assert placeholder in panel.pick_text(x, y)
+        # Where the model would stand (as the frame on screen drew it), a click names it and
+        # its URL.
+        qtbot.waitUntil(lambda: bool(shown_model()), timeout=TIMEOUT_MS)
+        x, y = shown_model()[0]
+        picked = panel.view.pick_at(float(x), float(y))
+        assert picked is not None and placeholder in picked.text
         qtbot.wait(500)  # time for a fetch, had anything started one
     finally:
         publisher.close()
