@@ -22,8 +22,9 @@ SETTLE_MS = 9000  # robots announce, catalogs arrive, plots fill
 
 def take(arrange: Callable[[Any], None], output: Path, settle_ms: int = SETTLE_MS,
          report: Callable[[Any], str] = lambda window: "") -> int:
-    """Opens the window on the embedded fleet, lets ``arrange`` place its panels, makes the
-    rover the active robot, and saves the window to ``output`` after ``settle_ms``."""
+    """Opens the window on the embedded fleet from a fresh config dir, lets ``arrange`` place
+    its panels and saves the window to ``output`` after ``settle_ms``: the robot shown is
+    the one the station chose by itself, as on a first start."""
     os.environ.setdefault("FIELDSTATION_CONFIG_DIR", tempfile.mkdtemp(prefix="fs-shot-"))
     from app.qt.application import create_application
     from app.qt.main_window import MainWindow
@@ -34,19 +35,12 @@ def take(arrange: Callable[[Any], None], output: Path, settle_ms: int = SETTLE_M
     window = MainWindow(panel_registry(), ConnectionChoice(simulation=True), config_dir())
     arrange(window)
 
-    def choose_rover() -> None:
-        if any(r.robot_id == "rover-1" for r in window.station.robots()):
-            window.set_active_robot("rover-1")
-        else:
-            QTimer.singleShot(500, choose_rover)
-
     def shoot() -> None:
         output.parent.mkdir(exist_ok=True)
         window.grab().save(str(output))
         print(f"saved {output}{report(window)}")
         window.close()
 
-    QTimer.singleShot(1000, choose_rover)
     QTimer.singleShot(settle_ms, shoot)
     return app.exec()
 

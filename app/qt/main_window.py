@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QSizePolicy,
     QWidget,
 )
 
@@ -56,7 +55,7 @@ TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this
 VISIBLE_PERIOD_S = 0.1
 SETTLED_MS = 3000  # after the first show: the layout's panels have drawn (and imported)
 STATUS_TEXT_MAX = 160  # a longer connection problem is cut (the tooltip has it whole)
-STATUS_LABEL_MIN_PX = 160
+STATUS_LABEL_MAX_PX = 480
 AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
     "right": Qt.DockWidgetArea.RightDockWidgetArea,
@@ -603,8 +602,7 @@ class MainWindow(QMainWindow):
         for label in (self._session_label, self._alert_label):
             # Long text (a refused connection, a fault's message) is cut, the tooltip has
             # it whole: nothing in the status bar may widen the window past the screen.
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-            label.setMinimumWidth(STATUS_LABEL_MIN_PX)
+            label.setMaximumWidth(STATUS_LABEL_MAX_PX)
         bar.insertPermanentWidget(0, self._alert_label)  # a message must not hide it
         for widget in (self._sim_badge, self._playback_badge, self._session_label,
                        self._robots_label, self._errors_label, self._internal_label,

@@ -1,11 +1,11 @@
 """Which robot the station shows and drives when nobody has chosen one yet.
 
 As QGroundControl does with the first vehicle that connects: with no robot active, the one
-last chosen on this machine once it is online, else the first robot online (by id, so two
-that come online at the same instant always give the same choice). An active robot is never
-replaced by this rule, not when it goes offline (it stays chosen, shown offline, until the
-operator picks another) and so never while it is being driven. The last choice is kept in
-the config dir, so it survives reconnects, playback and restarts.
+last chosen on this machine once it is online, else the robot that came online first (by id
+among those that came at the same instant, so they always give the same choice). An active
+robot is never replaced by this rule, not when it goes offline (it stays chosen, shown
+offline, until the operator picks another) and so never while it is being driven. The last
+choice is kept in the config dir, so it survives reconnects, playback and restarts.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ def first_choice(active: str | None, remembered: str | None,
     """The robot to make active now, or None to leave things as they are."""
     if active is not None:
         return None
-    online = sorted(r.robot_id for r in robots if r.online)
+    online = [r.robot_id for r in sorted((r for r in robots if r.online),
+                                         key=lambda r: (r.changed, r.robot_id))]
     if not online:
         return None
     return remembered if remembered in online else online[0]
