@@ -110,9 +110,10 @@ def test_a_warning_service_asks_and_its_state_comes_back(
     on.click()
     assert result(panel, "service:lights") == "" and off.isChecked()  # declined
     on.click()
+    # the robot's answer and its sensor report come separately: wait for both
     qtbot.waitUntil(lambda: panel.controls["sensor:lights"].text() == "ON"
-                    and on.isChecked(), timeout=TIMEOUT_MS)
-    assert result(panel, "service:lights") == "✓ Lights on"
+                    and on.isChecked()
+                    and result(panel, "service:lights") == "✓ Lights on", timeout=TIMEOUT_MS)
 
 
 def test_a_setting_change_comes_back_from_the_robot(make_main_window, rover_fleet,
