@@ -74,8 +74,8 @@ def test_a_recording_shows_its_rate_and_disk_then_where_it_went(
         return label.text()
 
     # e.g. "● REC 00:03  25.1 KB  0.0 MB/s  41.2 GB free (~38 days)"
-    qtbot.waitUntil(lambda: re.search(r"\d+\.\d MB/s  [\d.]+ [KMG]?B free \(~\d", shown()),
-                    timeout=10_000)
+    qtbot.waitUntil(lambda: re.search(r"\d+\.\d MB/s  [\d.]+ [KMG]?B free \(~\d",
+                                      shown()) is not None, timeout=10_000)
     free_gb = shutil.disk_usage(window.config_dir).free / 1024**3
     shown_gb = re.search(r"([\d.]+) GB free", shown())
     # the disk's free space moves while others write to it: the same to within 0.5 GB
