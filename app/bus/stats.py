@@ -101,10 +101,11 @@ class TopicCounts:
         with self.lock:
             return {key: stats.snapshot() for key, stats in self._stats.items()}
 
-    def last_arrivals(self) -> dict[str, float]:
-        """time.monotonic() of each key's newest sample."""
+    def last_arrivals(self, prefix: str = "") -> dict[str, float]:
+        """time.monotonic() of each key's newest sample, of the keys under ``prefix``."""
         with self.lock:
-            return {key: stats.last_arrival for key, stats in self._stats.items()}
+            return {key: stats.last_arrival for key, stats in self._stats.items()
+                    if key.startswith(prefix)}
 
     def record_error(self, key: str, kind: str, message: str) -> None:
         with self.lock:

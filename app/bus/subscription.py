@@ -147,9 +147,9 @@ class Subscription:
     def stats(self) -> dict[str, TopicStats]:
         return self._counts.stats()
 
-    def last_arrivals(self) -> dict[str, float]:
-        """time.monotonic() of each key's newest sample."""
-        return self._counts.last_arrivals()
+    def last_arrivals(self, prefix: str = "") -> dict[str, float]:
+        """time.monotonic() of each key's newest sample, of the keys under ``prefix``."""
+        return self._counts.last_arrivals(prefix)
 
     def decode(self, sample: RawSample) -> DecodedMessage:
         """Decodes one sample; a failure is counted on its topic and re-raised."""

@@ -165,7 +165,7 @@ class Operator(QObject):
         otherwise only its e-stop button counts (a plugged pad's e-stop always works)."""
         previous, self._pad_buttons = self._pad_buttons, state.buttons
         if self.driving_source() == "gamepad":
-            self._hand(state)
+            self._hand(state, pad_thread=True)
             return
         button = self.profile.estop
         if button is not None and button in state.buttons and button not in previous:
@@ -208,7 +208,7 @@ class Operator(QObject):
                 seen = self._ranges.setdefault(axis, [value, value])
                 seen[0], seen[1] = min(seen[0], value), max(seen[1], value)
 
-    def _hand(self, state: InputState | None) -> None:
+    def _hand(self, state: InputState | None, *, pad_thread: bool = False) -> None:
         self._keep(state)
-        self._session().set_input(state)
+        self._session().set_input(state, tick_here=pad_thread)
 

@@ -86,8 +86,8 @@ class LogTraffic:
     def stats(self) -> dict[str, TopicStats]:
         return self._counts.stats()
 
-    def last_arrivals(self) -> dict[str, float]:
-        return self._counts.last_arrivals()
+    def last_arrivals(self, prefix: str = "") -> dict[str, float]:
+        return self._counts.last_arrivals(prefix)
 
     def record_error(self, key: str, exc: DecodeError) -> None:
         self._counts.record_error(key, exc.kind, str(exc))

@@ -114,6 +114,19 @@ class Station:
         last = newest_data(arrivals, robots, self.root)
         return [dataclasses.replace(r, last_data=last.get(r.robot_id)) for r in robots]
 
+    def robot(self, robot_id: str) -> RobotInfo | None:
+        """One robot as :meth:`robots` has it, reading only its own topics (the teleop
+        clock asks on every tick)."""
+        with self._lock:
+            info = self._robots.get(robot_id)
+        if info is None:
+            return None
+        traffic = self._traffic
+        arrivals = traffic.last_arrivals(f"{self.root}/{robot_id}/") \
+            if traffic is not None else {}
+        last = newest_data(arrivals, (info,), self.root)
+        return dataclasses.replace(info, last_data=last.get(robot_id))
+
     def topics(self) -> dict[str, TopicStats]:
         """Every topic heard, and the catalogs' heavy topics nobody wants now (not listened
         to: ``listening`` is False)."""

@@ -117,6 +117,7 @@ class CommandClock:
         self._lock = threading.Lock()
         self._schedule = Schedule(rate_hz, clock(), window)
         self._wake = threading.Event()
+        self._ticking = threading.Lock()  # one tick at a time, in the order they were due
         self._stopping = False
         self._thread: threading.Thread | None = None
         self.errors = 0  # ticks whose handler raised (logged, counted, survived)
@@ -130,10 +131,17 @@ class CommandClock:
             self._schedule.set_rate(rate_hz)
         self._wake.set()
 
-    def poke(self) -> None:
-        """A tick now (at most POKE_GAP_S after the last one), from any thread."""
+    def poke(self, *, here: bool = False) -> None:
+        """A tick now (at most POKE_GAP_S after the last one), from any thread. ``here``
+        runs it on the calling thread when it is due and no tick is running: an input
+        device's own thread saves the hand-over to the clock's (never the GUI's)."""
         with self._lock:
             self._schedule.poke()
+        if here and self._thread is not None and self._ticking.acquire(blocking=False):
+            try:
+                self._tick_if_due()
+            finally:
+                self._ticking.release()
         self._wake.set()
 
     def stats(self) -> PeriodStats:
@@ -170,12 +178,17 @@ class CommandClock:
             self._wake.clear()
             if self._stopping:
                 break
-            with self._lock:
-                tick = self._schedule.wake(self._clock())
-            if tick is None:
-                continue
-            try:
-                self._on_tick(tick)
-            except Exception:
-                self.errors += 1
-                log.exception("teleop tick failed")
+            with self._ticking:
+                self._tick_if_due()
+
+    def _tick_if_due(self) -> None:
+        """Runs the tick due now, if any (``_ticking`` held)."""
+        with self._lock:
+            tick = self._schedule.wake(self._clock())
+        if tick is None or self._stopping:
+            return
+        try:
+            self._on_tick(tick)
+        except Exception:
+            self.errors += 1
+            log.exception("teleop tick failed")

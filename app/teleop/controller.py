@@ -137,8 +137,9 @@ class TeleopController:
             self.tick(Tick(now, 0.0, False, 0.0))
 
     # -- inputs, from any thread ----------------------------------------------------------
-    def set_input(self, state: InputState | None) -> None:
-        """The latest reading (None: no device). A change ticks the clock at once; the
+    def set_input(self, state: InputState | None, *, tick_here: bool = False) -> None:
+        """The latest reading (None: no device). A change ticks the clock at once, on this
+        thread with ``tick_here`` (an input device's thread, never the GUI's); the
         profile's e-stop button pressed engages the e-stop."""
         with self._lock:
             previous, self._input = self._input, state
@@ -156,7 +157,7 @@ class TeleopController:
             self.engage_estop()
         if previous is None or state is None or previous.axes != state.axes \
                 or previous.buttons != state.buttons or previous.connected != state.connected:
-            self._clock.poke()
+            self._clock.poke(here=tick_here)
 
     def set_link(self, link: LinkStatus) -> None:
         """The selected robot's link (used when no link provider was given)."""

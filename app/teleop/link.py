@@ -32,7 +32,7 @@ class StationView(Protocol):
     @property
     def playback(self) -> bool: ...
 
-    def robots(self) -> list[RobotInfo]: ...
+    def robot(self, robot_id: str) -> RobotInfo | None: ...
 
     @property
     def vitals(self) -> _VitalsView: ...
@@ -126,7 +126,7 @@ class LinkMonitor:
         if self._station.playback:  # a log's robot is not there to drive
             return LinkStatus(robot_id, False, None, None, None,
                               "playing a log: commands are disabled")
-        info = next((r for r in self._station.robots() if r.robot_id == robot_id), None)
+        info = self._station.robot(robot_id)
         vitals = self._station.vitals.snapshot().get(robot_id)
         status = vitals.status if vitals is not None else None
         round_trip = (self.round_trip.observe(status.last_command_seq, status.at)

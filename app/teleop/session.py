@@ -108,8 +108,10 @@ class TeleopSession:
         bursts did not leave within ``timeout``."""
         return self._bursts.flush(timeout)
 
-    def set_input(self, state: InputState | None) -> None:
-        self.controller.set_input(state)
+    def set_input(self, state: InputState | None, *, tick_here: bool = False) -> None:
+        """The latest reading; ``tick_here`` from an input device's own thread (see
+        :meth:`TeleopController.set_input`)."""
+        self.controller.set_input(state, tick_here=tick_here)
 
     def set_focus(self, focused: bool) -> None:
         self.controller.set_focus(focused)
@@ -246,7 +248,7 @@ class TeleopSession:
             robot = self._robot
             if robot is None:
                 return None
-            info = next((r for r in self._station.robots() if r.robot_id == robot), None)
+            info = self._station.robot(robot)
             catalog = info.catalog if info is not None else None
             if self._adapter is None or self._adapter.robot_id != robot or \
                     catalog is not self._adapter_catalog:

@@ -11,6 +11,7 @@ commands are no longer read.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -119,7 +120,7 @@ class TerminalTeleop:
     def run(self) -> None:
         from app.inputs.gamepad import Gamepad
 
-        gamepad = Gamepad(self.session.set_input)
+        gamepad = Gamepad(functools.partial(self.session.set_input, tick_here=True))
         try:
             gamepad.start()
             if gamepad.error:

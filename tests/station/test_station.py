@@ -61,6 +61,12 @@ def test_robots_with_catalogs_and_vitals(free_endpoint, station) -> None:
         assert robots["rover-1"].mode == "idle"
         assert 0 < robots["humanoid-1"].battery_pct <= 100
         assert station.status.robots_online == 2
+        one = station.robot("rover-1")  # one robot, reading only its own topics
+        assert one is not None and one.last_data is not None
+        assert (one.robot_id, one.online, one.model, one.catalog) == \
+            ("rover-1", True, "sim-rover", robots["rover-1"].catalog)
+        assert one.last_data >= robots["rover-1"].last_data  # type: ignore[operator]
+        assert station.robot("nobody") is None
         fleet.robots[1].stop()
         wait_for(lambda: not {r.robot_id: r for r in station.robots()}["humanoid-1"].online,
                  timeout=2)

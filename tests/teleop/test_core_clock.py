@@ -149,6 +149,46 @@ def test_thread_ticks_at_once_when_poked():
     assert reaction < 0.1  # a periodic tick would have been ~150 ms away
 
 
+def test_a_poke_from_an_input_thread_ticks_on_that_thread_and_never_beside_another_tick():
+    threads: list[str] = []
+    running = threading.Lock()
+    overlaps: list[Tick] = []
+    gate = threading.Event()
+
+    def handler(tick: Tick) -> None:
+        if not running.acquire(blocking=False):
+            overlaps.append(tick)
+            return
+        try:
+            threads.append(threading.current_thread().name)
+            if not tick.poked:
+                gate.wait(2.0)  # a slow periodic tick: a poke now must not run beside it
+        finally:
+            running.release()
+
+    clock = CommandClock(handler, rate_hz=5.0)
+    clock.start()
+    try:
+        while not threads:
+            time.sleep(0.005)
+        clock.poke(here=True)  # the first tick (periodic) still runs: handed to the clock
+        gate.set()
+        deadline = time.monotonic() + 2.0
+        while len(threads) < 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        here = threading.current_thread().name
+        ran_here = False
+        while not ran_here and time.monotonic() < deadline:  # once POKE_GAP_S has passed:
+            before = len(threads)
+            clock.poke(here=True)  # nothing running, due: on this thread, done on return
+            ran_here = threads[before:before + 1] == [here]
+    finally:
+        clock.stop()
+    assert threads[0] == threads[1] == "teleop-clock"
+    assert ran_here
+    assert not overlaps
+
+
 def test_thread_survives_a_failing_handler():
     calls = []
 

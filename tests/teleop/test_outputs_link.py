@@ -35,6 +35,9 @@ class FakeStation:
         last = newest_data(self.arrivals, self.infos, self.root)
         return [dataclasses.replace(r, last_data=last.get(r.robot_id)) for r in self.infos]
 
+    def robot(self, robot_id: str) -> RobotInfo | None:
+        return next((r for r in self.robots() if r.robot_id == robot_id), None)
+
 
 def status(seq: int, at: float, estop: bool = False) -> Status:
     return Status("teleop", estop, "", 1.0, seq, None, at)
