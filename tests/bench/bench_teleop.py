@@ -12,7 +12,8 @@ same payload size from the station's session to that process, same run, same loa
 |real period - nominal| with the stick held still, from the arrival times at the robot and
 from the clock's own TeleopStatus.period.
 
-Targets: latency p50 <= 1.5x and p99 <= 1.2x the bare put, p99 <= 5 ms; jitter p99 <= 2 ms. Run under a display (Xvfb in CI).
+Targets: latency p50 <= 1.5x and p99 <= 1.2x the bare put, p99 <= 5 ms; jitter p99 <= 2 ms.
+Run under a display (Xvfb in CI).
 """
 
 from __future__ import annotations
