@@ -1,9 +1,10 @@
 """Status panel: large tiles readable across the room — mode, e-stop and its reason,
-uptime, GPS fix and its source, the last command the robot acknowledged, link latency and
-data age."""
+battery charge, uptime, GPS fix and its source, the last command the robot acknowledged, link
+latency and data age."""
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -24,10 +25,14 @@ from app.station.frame import FrameBatch
 from app.station.vitals import RobotVitals
 from panels.base import PanelBase
 from panels.robot_picker import RobotPicker, no_robot_text
+from widgets.battery_gauge import CRITICAL_PCT, WARNING_PCT, level_state
 from widgets.status_light import ALARM, ONLINE, WARNING
 from widgets.status_tile import StatusTile
 
-TILES = ("Mode", "E-stop", "Uptime", "GPS fix", "Last command", "Link latency", "Data age")
+# The battery is a tile too: the layouts that drive (Teleop station) have no battery panel,
+# and a charge below 20 % scales driving down.
+TILES = ("Mode", "E-stop", "Battery", "Uptime", "GPS fix", "Last command", "Link latency",
+         "Data age")
 COLUMNS = 4
 STALE_S = 2.0  # data older than this is shown as stale, older than LOST_S as lost
 LOST_S = 10.0
@@ -97,6 +102,14 @@ class StatusPanel(PanelBase):
             t["Last command"].setToolTip(f"Command id {status.last_command_seq}: the newest "
                                          "the robot acknowledged" if status.last_command_seq
                                          else "The robot has acknowledged no command")
+        battery = v.battery
+        if battery is None or battery.percentage is None or \
+                not math.isfinite(battery.percentage):
+            t["Battery"].set("—", "no battery reported")
+        else:
+            word, colour = level_state(battery.percentage, WARNING_PCT, CRITICAL_PCT)
+            t["Battery"].set(f"{battery.percentage:.0f} %", f"{word} · {battery.status}",
+                             colour)
         gnss = v.gnss
         if gnss is None:
             t["GPS fix"].set("—", "no fix reported")

@@ -8,7 +8,7 @@ from app.bus.keys import command_key
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
 from app.station.commands import next_seq
-from app.station.vitals import Gnss, RobotVitals, Status
+from app.station.vitals import Battery, Gnss, RobotVitals, Status
 from panels.status import StatusPanel
 from tests.panels.health import ROVER, TIMEOUT_MS, PlainHost, batch_of, open_on_rover
 from widgets.status_light import ALARM
@@ -65,3 +65,15 @@ def test_the_last_command_says_what_it_was_and_when_not_its_id(qtbot, tmp_path) 
     assert re.fullmatch(r"e-stop acknowledged · sent \d\.\d s ago", panel.text("Last command"))
     assert str(seq) not in panel.text("Last command")
     assert str(seq) in panel.tiles["Last command"].toolTip()
+
+
+def test_the_battery_tile_shows_the_charge_and_its_state(qtbot, tmp_path) -> None:
+    panel = StatusPanel(PlainHost(tmp_path))  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.on_frame(batch_of(RobotVitals(ROVER)))
+    assert panel.text("Battery") == "— no battery reported"
+    panel.on_frame(batch_of(RobotVitals(ROVER, battery=Battery(12.4, status="discharging"),
+                                        version=1)))
+    assert panel.text("Battery") == "12 % CRITICAL · discharging"
+    assert panel.tiles["Battery"].colour == ALARM
