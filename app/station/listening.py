@@ -4,7 +4,9 @@ Every robot's small keys are heard (presence, vitals, status, poses: a robot who
 lists nothing heavy is heard whole, on ``<root>/<robotId>/**``). A heavy topic — images,
 video, point clouds, grids, audio, tensors — is heard only while a consumer wants it. A robot
 whose catalog is not known yet is heard whole, as the contract says an app learns the topics
-of a robot without a catalog. Key expressions a consumer names that belong to no robot seen
+of a robot without a catalog; so is a robot that serves none (its catalog learnt by listening
+for a moment may miss a slow key, a fault repeated every few seconds, which would then never
+be heard). Key expressions a consumer names that belong to no robot seen
 are listened to as they are.
 """
 
@@ -60,7 +62,7 @@ def listening_plan(root: str, catalogs: Mapping[str, Catalog | None],
     unheard: set[str] = set()
     for robot_id, catalog in catalogs.items():
         whole = f"{root}/{robot_id}/**"
-        if catalog is None or _wants_whole(wanted, whole):
+        if catalog is None or catalog.discovered or _wants_whole(wanted, whole):
             exprs.add(whole)
             continue
         heavy = [t for t in catalog.topics if is_heavy(t.type)]

@@ -20,6 +20,14 @@ def test_a_robot_without_catalog_or_without_heavy_topics_is_heard_whole() -> Non
     assert plan.unheard == set()
 
 
+def test_a_robot_that_serves_no_catalog_stays_heard_whole() -> None:
+    """What listening for a moment found is not a list the robot made: a key it missed (a
+    fault repeated every 2 s) must still be heard."""
+    learnt = Catalog("r1", topics=[STATUS, CLOUD], discovered=True)
+    plan = listening_plan("fleet", {"r1": learnt}, Wanted())
+    assert plan.exprs == {"fleet/r1/**"} and plan.unheard == set()
+
+
 def test_heavy_topics_nobody_wants_are_not_heard() -> None:
     plan = listening_plan("fleet", {"r1": HEAVY_ROBOT}, Wanted())
     assert plan.exprs == {STATUS.key}
