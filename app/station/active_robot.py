@@ -17,6 +17,8 @@ from app.choices import read_choice, write_choice
 from app.station.robots import RobotInfo
 
 CHOICE_FILE = "active-robot.json"
+SAME_INSTANT_S = 0.5  # robots online this close together came at once (the window looks
+# at the robots twice a second: it saw them arrive together)
 
 
 def first_choice(active: str | None, remembered: str | None,
@@ -24,12 +26,16 @@ def first_choice(active: str | None, remembered: str | None,
     """The robot to make active now, or None to leave things as they are."""
     if active is not None:
         return None
-    online = [r.robot_id for r in sorted((r for r in robots if r.online),
-                                         key=lambda r: (r.changed, r.robot_id))]
+    online = [r for r in robots if r.online]
     if not online:
         return None
-    return remembered if remembered in online else online[0]
-
+    if remembered in {r.robot_id for r in online}:
+        return remembered
+    # Presence times are taken per token as it arrives, so robots that came together (in
+    # one burst, or both there when the station connects) differ by microseconds in the
+    # order zenoh happened to deliver them: the same instant, within SAME_INSTANT_S.
+    first = min(r.changed for r in online)
+    return min(r.robot_id for r in online if r.changed - first <= SAME_INSTANT_S)
 
 
 def remembered_robot(config_dir: Path) -> str | None:

@@ -76,6 +76,8 @@ def robots(*online: str, offline: tuple[str, ...] = ()) -> list[RobotInfo]:
     (None, "rover-7", robots("car-9", offline=("rover-7",)), "car-9"),  # not back yet
     (None, None, [RobotInfo("car-9", online=True, changed=2.0),
                   RobotInfo("rover-2", online=True, changed=1.0)], "rover-2"),  # came first
+    (None, None, [RobotInfo("rover-2", online=True, changed=1.0),
+                  RobotInfo("car-9", online=True, changed=1.0001)], "car-9"),  # at once
     ("rover-7", None, robots("car-9", offline=("rover-7",)), None),  # never replaced
 ])
 def test_the_rule_for_a_robot_nobody_chose(active: str | None, remembered: str | None,
