@@ -488,8 +488,8 @@ def _open_station(args: argparse.Namespace) -> Station:
 
 
 def cmd_record(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.logbook.station_tap import StationTap
     from app.record.blackbox import BlackBox
-    from app.record.station_tap import StationTap
     from app.record.writer import Recorder
 
     keys = [_valid(check_key_expr, k) for k in args.keys or []]

@@ -32,17 +32,17 @@ from PySide6.QtWidgets import (
 from app.bus.keys import robot_of
 from app.convert.registry import ConversionError
 from app.qt.panel_api import PanelHost
-from app.qt.user_folders import pictures_folder
 from app.station.frame import FrameBatch
 from app.station.interests import Converted, ConvertedValue, Interest, Stream
 from panels.base import PanelBase
+from widgets.user_folders import pictures_folder
 
 if TYPE_CHECKING:
-    from app.camera.model import CameraFrame
     from app.camera.projected import BoxProjector
     from app.camera.sources import Topic
     from app.camera.sync import OverlayHistory
     from app.camera.video_stream import VideoFeed
+    from app.convert.camera.model import CameraFrame
     from app.station.feeds import Consumer, Delivery
     from widgets.camera_view import CameraView
 

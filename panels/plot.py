@@ -30,7 +30,7 @@ from panels.schema_info import plot_paths
 from widgets.choice_box import ChoiceBox
 
 if TYPE_CHECKING:
-    from app.record.log_series import LogSeries, LogSeriesLoader
+    from app.logbook.log_series import LogSeries, LogSeriesLoader
 
 WINDOWS_S = {10: "10 s", 30: "30 s", 60: "1 min", 300: "5 min", 600: "10 min"}
 MIN_WINDOW_S, MAX_WINDOW_S = 10, 600
@@ -306,7 +306,7 @@ class PlotPanel(PanelBase):
         if self._log is not None and self._log.reader is not reader:
             self._close_log()  # another log opened
         if reader is not None and self._log is None:
-            from app.record.log_series import LogSeriesLoader  # (numpy: not at start-up)
+            from app.logbook.log_series import LogSeriesLoader  # (numpy: not at start-up)
 
             self._log = LogSeriesLoader(reader)
             self.view.set_span((reader.start_ns / 1e9, reader.end_ns / 1e9))

@@ -37,8 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.inputs.keyboard import KeyboardInput
-from app.qt.operator import SOURCES, Operator
-from app.qt.panel_api import PanelHost
+from app.qt.panel_api import SOURCES, Operator, PanelHost
 from app.station.frame import FrameBatch
 from app.teleop.arming import Arming
 from app.teleop.profiles import (

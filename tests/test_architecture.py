@@ -27,19 +27,30 @@ def test_project_keeps_every_import_contract() -> None:
 
 
 def test_contracts_catch_a_violation(tmp_path: Path) -> None:
-    """The same contracts, on a tiny tree where app imports a widget and Qt."""
+    """The same contracts, on a tiny tree where app imports a widget and Qt, the MCAP
+    package imports the station above it, the simulator imports the station, and a panel
+    reaches into the main window."""
     config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
-    for package, source in {
+    sources = {
         "app": "import widgets.gauge\nimport PySide6\n",
         "widgets": "",
         "panels": "",
         "schemas": "",
-    }.items():
+    }
+    layers = [name.strip() for layer in next(c for c in config["contracts"]
+                                             if c["type"] == "layers")["layers"]
+              for name in layer.split("|")]
+    sources |= {f"app/{name}": "" for name in layers}
+    sources["app/record"] = "import app.station\n"
+    sources["app/sim"] = "import app.station\n"
+    for package, source in sources.items():
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text(source)
     (tmp_path / "widgets" / "gauge.py").write_text("")
-    (tmp_path / "app" / "bus").mkdir()
-    (tmp_path / "app" / "bus" / "__init__.py").write_text("")
+    (tmp_path / "panels" / "camera.py").write_text("import app.qt.main_window\n"
+                                                   "import app.qt.panel_api\n")
+    (tmp_path / "app" / "qt" / "main_window.py").write_text("")
+    (tmp_path / "app" / "qt" / "panel_api.py").write_text("")
     lines = [
         "[tool.importlinter]",
         f"root_packages = {config['root_packages']!r}",
@@ -51,9 +62,15 @@ def test_contracts_catch_a_violation(tmp_path: Path) -> None:
                   for key, value in contract.items()]
     (tmp_path / "pyproject.toml").write_text("\n".join(lines) + "\n")
     result = run_lint_imports(tmp_path, tmp_path)
-    assert result.returncode != 0
-    assert "app never imports widgets or panels BROKEN" in result.stdout
-    assert "app is Qt-free outside its Qt bridge (app.qt) BROKEN" in result.stdout
+    assert result.returncode != 0, result.stdout + result.stderr
+    for broken in ("app never imports widgets or panels",
+                   "app is Qt-free outside its Qt bridge (app.qt)",
+                   "app in layers: a package imports only those below it",
+                   "the simulator never imports the station (it is a robot)",
+                   "panels reach app.qt only through its panel API"):
+        assert f"{broken} BROKEN" in result.stdout, result.stdout
+    assert "app.record -> app.station" in result.stdout  # the layer it names
+    assert "app.qt.panel_api" not in result.stdout.split("Broken contracts")[-1]
 
 
 def test_no_panel_shadows_qwidget_update() -> None:

@@ -3,7 +3,7 @@
 Raster painting (QPainter), not OpenGL: a frame costs one ``drawImage`` of a QImage laid over
 the decoded array (no copy) plus one of its overlays' layer, drawn on a thread of their own
 (``widgets.overlay_layers``), and the view never forces the window into GL composition.
-Overlays are in image pixels (``app.camera.model``) and drawn through the same transform as
+Overlays are in image pixels (``app.convert.camera.model``) and drawn through the same transform as
 the image, so they stay on what they describe at any zoom, rotation or flip.
 """
 
@@ -29,7 +29,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.camera.display import UNRESAMPLED_FROM
+from app.convert.camera.display import UNRESAMPLED_FROM
 from widgets.overlay_layers import LayerGeometry, LayerRequest, LayerThread
 from widgets.overlay_painter import DrawnOverlay, OverlayPainter
 

@@ -28,7 +28,7 @@ from PySide6.QtGui import (
     QTransform,
 )
 
-from app.camera.model import RGBA, ImageOverlay, Shape
+from app.convert.camera.model import RGBA, ImageOverlay, Shape
 
 OUT_OF_SYNC_ALPHA = 0.45
 MIN_TEXT_PX = 9.0

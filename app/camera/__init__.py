@@ -1,2 +1,3 @@
-"""Cameras: images and video of every family decoded to display frames, and what is drawn
-over them (2D detections, skeletons, annotations, projected 3D boxes). Qt-free."""
+"""Cameras on the station: video streams, overlays in step with their images, 3D boxes
+projected into a camera, the cameras a robot has. The pure image work is in
+``app.convert.camera``."""

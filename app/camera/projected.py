@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from app.camera.model import CameraFrame, ImageOverlay
-from app.camera.projection import CameraModel, place_model, project_placed
 from app.camera.sources import BOX_TYPES, TRANSFORM_TYPES, Topic, calibration_for
 from app.camera.sync import SYNC_TOLERANCE_S
+from app.convert.camera.model import CameraFrame, ImageOverlay
+from app.convert.camera.projection import CameraModel, place_model, project_placed
 from app.convert.models import SceneChange
 from app.convert.registry import scene_converter_for
 from app.scene.frames import FrameError, namespaced
@@ -26,7 +26,7 @@ from app.scene.layers import Layer, SceneModel
 from app.station.frame import FrameBatch
 from app.station.interests import Converted
 
-CALIBRATION_CONVERTER = "overlays.calibration"
+CALIBRATION_CONVERTER = "camera.calibration"
 OWN_PINHOLE_TYPES = frozenset({"isaac.ColorCameraProto", "isaac.DepthCameraProto"})
 DEFAULT_CAMERA_FRAME = "camera"
 

@@ -9,7 +9,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.camera.model import ImageOverlay
+from app.convert.camera.model import ImageOverlay
 
 if TYPE_CHECKING:
     from app.station.feeds import Delivery
@@ -68,7 +68,7 @@ def take_overlay(history: OverlayHistory, delivery: Delivery) -> None:
     sample = delivery.sample
     try:
         message = delivery.message()
-        overlay = get_converter("overlays.image")(message)
+        overlay = get_converter("camera.overlay")(message)
     except (DecodeError, ConversionError) as exc:
         history.fail(str(exc))
         return

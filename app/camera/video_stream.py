@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.camera.display import preview_of
-from app.camera.model import CameraFrame
-from app.camera.video import VideoDecoder
 from app.codec.errors import DecodeError
 from app.codec.stamps import best_time
+from app.convert.camera.display import preview_of
+from app.convert.camera.model import CameraFrame
+from app.convert.camera.video import VideoDecoder
 from app.convert.capnp_data import converting
 from app.convert.registry import ConversionError
 
@@ -120,7 +120,7 @@ class VideoFeed:
             if compression not in VIDEO_COMPRESSIONS:
                 if delivery.superseded:
                     return None
-                from app.camera.images import image_frame  # stills: their own decoders
+                from app.convert.camera.images import image_frame  # stills: their own decoders
 
                 return image_frame(message, source=self.source, fit=self.fit)
             source = str(sample.source)

@@ -60,13 +60,17 @@ def _import_families() -> None:
 
 
 def _import_family(family: str) -> None:
-    """Imports ``app.convert.<family>`` if there is such a module (its errors propagate)."""
+    """Imports ``app.convert.<family>`` if there is such a module (its errors propagate),
+    and of a package the modules its ``CONVERTERS`` names."""
     module = f"app.convert.{family}"
     try:
-        importlib.import_module(module)
+        imported = importlib.import_module(module)
     except ModuleNotFoundError as exc:
         if exc.name != module:
             raise
+        return
+    for name in getattr(imported, "CONVERTERS", ()):
+        importlib.import_module(f"{module}.{name}")
 
 
 def get_converter(name: str) -> Converter:

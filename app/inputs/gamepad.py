@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.inputs.model import InputState
 from app.priority import keep_prompt
 from app.resources import ROOT
-from app.teleop.model import InputState
 
 log = logging.getLogger(__name__)
 

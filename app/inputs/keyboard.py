@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from app.teleop.model import InputState
+from app.inputs.model import InputState
 
 # key -> (axis, direction)
 MOTION_KEYS: dict[str, tuple[str, float]] = {

@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.choices import read_choice, write_choice
 from app.inputs.keyboard import GUI_PERIOD_S, GUI_STALE_AFTER_S, KeyboardInput
-from app.teleop.model import InputState
+from app.inputs.model import InputState
 from app.teleop.profiles import AXES, DEFAULT, Profile, choose_profile
 
 if TYPE_CHECKING:

@@ -2,7 +2,9 @@
 
 The window never imports ``panels``: the panel registry is found through the
 ``fieldstation.panels`` entry point, and the window talks to panels only through these
-protocols. A panel is a QWidget with a stable ``panel_id`` (saved layouts name it).
+protocols. Panels reach ``app.qt`` only through this module (an import contract): what they
+use of the window's input devices (:class:`Operator`, its ``SOURCES``) is named here. A
+panel is a QWidget with a stable ``panel_id`` (saved layouts name it).
 """
 
 from __future__ import annotations
@@ -10,13 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from app.qt.operator import SOURCES, Operator
 from app.station.frame import FrameBatch
 from app.station.interests import Interest
 from app.station.station import Station
 
 if TYPE_CHECKING:
-    from app.qt.operator import Operator
     from app.teleop.session import TeleopSession
+
+__all__ = ["SOURCES", "TOPIC_MIME", "Operator", "Panel", "PanelClass", "PanelHost",
+           "PanelRegistry"]
 
 TOPIC_MIME = "application/x-fieldstation-topic"  # drag payload: JSON {"key", "type"}
 

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QToolBa
 from app.qt.timeline_bar import TimelineBar, TimelineMarker
 
 if TYPE_CHECKING:
+    from app.logbook.markers import Marker
     from app.qt.main_window import MainWindow
-    from app.record.markers import Marker
     from app.record.reader import LogReader
 
 OPEN_LOG_SHORTCUT = "Ctrl+Shift+O"
@@ -99,7 +99,7 @@ class PlaybackControls(QObject):
             self._progress_dialog.setValue(round(fraction * 1000))
 
     def _on_opened(self, result: object) -> None:
-        from app.record.markers import find_markers
+        from app.logbook.markers import find_markers
         from app.record.reader import LogReader
 
         if self._progress_dialog is not None:

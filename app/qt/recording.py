@@ -20,11 +20,11 @@ from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QLabel, QToolBar
 
+from app.logbook.incident_watch import IncidentWatch
+from app.logbook.station_tap import StationTap
 from app.qt.recording_meter import RecordingMeter, time_left
 from app.record.blackbox import BlackBox
-from app.record.incident_watch import IncidentWatch
 from app.record.retention import KEEP_BYTES, prune_oldest
-from app.record.station_tap import StationTap
 from app.record.writer import Recorder, RecorderStatus
 
 if TYPE_CHECKING:

@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import Enum
 
-from app.teleop.model import InputState, Motion
+from app.inputs.model import InputState
+from app.teleop.model import Motion
 from app.teleop.profiles import STICKS
 
 log = logging.getLogger(__name__)

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from app.inputs.model import InputState
 from app.teleop.arming import (
     Arming,
     ArmingConfig,
@@ -31,7 +32,7 @@ from app.teleop.arming import (
 )
 from app.teleop.clock import DEFAULT_RATE_HZ, CommandClock, PeriodStats, Tick
 from app.teleop.mapping import MOVING_GEARS, blended, finite, limit_acceleration, motion_of
-from app.teleop.model import Gear, InputState, Motion
+from app.teleop.model import Gear, Motion
 from app.teleop.profiles import DEFAULT, FINGERS, Profile
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import fields
 
-from app.teleop.model import Gear, InputState, Motion
+from app.inputs.model import InputState
+from app.teleop.model import Gear, Motion
 from app.teleop.profiles import (
     FINGERS,
     OUTPUTS,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.bus.publisher import Traffic
+from app.inputs.model import InputState
 from app.station.commands import next_seq
 from app.station.vitals import Fault
 from app.teleop.adapters import Outgoing, OutputAdapter, Wire, adapter_for
@@ -30,7 +31,7 @@ from app.teleop.bursts import StopBursts
 from app.teleop.controller import TeleopController, TeleopStatus
 from app.teleop.estop import EStopSender, EStopStatus
 from app.teleop.link import LinkMonitor, LinkStatus
-from app.teleop.model import InputState, Motion
+from app.teleop.model import Motion
 from app.teleop.profiles import DEFAULT, Profile
 
 CRITICAL = "critical"

@@ -9,8 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from app.logbook.station_tap import StationTap
 from app.record.reader import LogReader
-from app.record.station_tap import StationTap
 from app.record.writer import Recorder
 from app.station.embedded_sim import EmbeddedSim
 from app.station.interests import Converted

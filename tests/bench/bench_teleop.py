@@ -32,12 +32,12 @@ from PySide6.QtCore import QEventLoop, QTimer
 
 from app.bus.session import BusSession
 from app.inputs.gamepad import Gamepad
+from app.inputs.model import InputState
 from app.qt.application import create_application
 from app.qt.main_window import MainWindow
 from app.qt.start import panel_registry
 from app.station.connection import ConnectionChoice
 from app.teleop.arming import Arming
-from app.teleop.model import InputState
 from app.teleop.session import TeleopSession
 from tests.bench.bench_gui import PANELS, tempfile_dir
 from tests.bench.common import MISSED, fmt_seconds, iterations, percentile, report

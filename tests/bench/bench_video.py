@@ -21,7 +21,7 @@ from app.codec.decode import encoding_for
 from app.codec.registry import registry
 from app.station.feeds import Delivery
 from tests.bench.common import iterations, median, report
-from tests.camera.streams import encode
+from tests.convert.camera.streams import encode
 
 WIDTH, HEIGHT = 1920, 1080
 SLICES = 4  # live H.264 encoders cut pictures in slices (x264 zerolatency: one a thread)

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from app.bus.subscription import RawSample
-from app.camera.video import RECOVERING, WAITING
 from app.camera.video_stream import VideoFeed, VideoSnapshot
 from app.codec.decode import encoding_for
 from app.codec.errors import DecodeError
 from app.codec.registry import registry
+from app.convert.camera.video import RECOVERING, WAITING
 from app.station.feeds import Delivery
-from tests.camera.streams import encode, pictures
+from tests.convert.camera.streams import encode, pictures
 
 COUNT = 25
 GOP = 10

@@ -21,9 +21,9 @@ from app.bus.config import BusConfig
 from app.bus.subscription import RawSample
 from app.codec.decode import DecodedMessage
 from app.convert.registry import converter, get_converter, unregister
+from app.logbook.station_tap import StationTap
 from app.record import writer
 from app.record.reader import LogReader
-from app.record.station_tap import StationTap
 from app.record.writer import Recorder
 from app.sim.fleet import SimFleet
 from app.sim.robot import SimRobot

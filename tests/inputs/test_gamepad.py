@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.inputs.gamepad import HEARTBEAT_S, MAPPING_DB, Gamepad
-from app.teleop.model import InputState
+from app.inputs.model import InputState
 from tests.inputs.virtual_gamepad import (
     SDL_JOYSTICK_TYPE_UNKNOWN,
     VirtualGamepad,

@@ -237,7 +237,7 @@ def test_a_big_jpeg_shown_small_is_decoded_small_and_in_full_when_needed(
 
 def test_a_full_picture_that_does_not_decode_is_said_and_costs_nothing(
         make_main_window, tmp_path: Path) -> None:
-    from app.camera.model import CameraFrame, FullPicture
+    from app.convert.camera.model import CameraFrame, FullPicture
     from app.convert.registry import ConversionError
 
     def fails() -> tuple[np.ndarray, None]:
@@ -392,7 +392,7 @@ def settled(qtbot, panel, quiet_ms: int = 500):
 
 def test_an_h264_stream_with_a_lost_packet_recovers_at_the_next_key_frame(
         make_main_window, robot, qtbot) -> None:
-    from tests.camera.streams import encode, pictures
+    from tests.convert.camera.streams import encode, pictures
 
     key = "fleet/cam-1/camera/video"
     gop = 10

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from app.logbook.log_series import LogSeriesLoader
 from app.qt.main_window import MainWindow
-from app.record.log_series import LogSeriesLoader
 from panels.plot import PlotPanel
 from tests.record.test_log_series import (
     BATTERY,

@@ -17,10 +17,10 @@ import pytest
 from app.bus import catalog as catalog_mod
 from app.bus.config import BusConfig
 from app.bus.session import BusSession
+from app.logbook.station_tap import StationTap
 from app.record.format import LoggedSample
 from app.record.reader import LogReader
 from app.record.republish import Republisher
-from app.record.station_tap import StationTap
 from app.record.writer import Recorder
 from app.sim.fleet import SimFleet
 from app.station.interests import Latest

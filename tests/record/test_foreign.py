@@ -21,16 +21,16 @@ from google.protobuf.descriptor_pool import DescriptorPool
 from google.protobuf.message_factory import GetMessageClass
 from mcap.reader import make_reader
 
-from app.camera.model import CameraFrame, ImageOverlay
 from app.codec.decode import DecodedMessage, decode
 from app.codec.fields import plain
 from app.codec.registry import registry
+from app.convert.camera.model import CameraFrame, ImageOverlay
 from app.convert.models import PointCloud, Poses, SceneChange, Transforms
 from app.convert.registry import get_converter, scene_converter_for
 from app.record.foreign import foxglove_translator, topic_key
 from app.record.format import ForeignChannel, ForeignChannelInfo, ForeignError
 from app.record.protobuf_capnp import member_name
-from tests.camera.helpers import noise, picture
+from tests.convert.camera.helpers import noise, picture
 from tests.schemas.seed_extract import naming
 
 ROBOT = "sdk-log"
@@ -335,7 +335,7 @@ def test_frame_transforms(translated: dict) -> None:
 
 
 def test_image_annotations(translated: dict) -> None:
-    overlay: ImageOverlay = get_converter("overlays.image")(
+    overlay: ImageOverlay = get_converter("camera.overlay")(
         only(translated, "/camera/annotations"))
     by_kind = {shape.kind: shape for shape in overlay.shapes}
     assert set(by_kind) == {"circle", "line_loop", "text"}
@@ -347,7 +347,7 @@ def test_image_annotations(translated: dict) -> None:
 
 
 def test_camera_calibration(translated: dict) -> None:
-    model = get_converter("overlays.calibration")(only(translated, "/camera/calibration"))
+    model = get_converter("camera.calibration")(only(translated, "/camera/calibration"))
     np.testing.assert_array_equal(model.K, [[50, 0, 32], [0, 51, 24], [0, 0, 1]])
     np.testing.assert_array_equal(model.D, [0.1, -0.05, 0.0, 0.0, 0.01])
     assert (model.width, model.height, model.distortion, model.frame_id) == \

@@ -11,7 +11,7 @@ import pytest
 
 from app.codec.decode import encoding_for
 from app.codec.registry import registry
-from app.record.log_series import LogSeriesLoader, series_from_log
+from app.logbook.log_series import LogSeriesLoader, series_from_log
 from app.record.reader import LogReader
 from app.record.writer import Recorder
 from app.station.feeds import FeedHub

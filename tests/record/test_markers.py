@@ -9,7 +9,7 @@ import pytest
 
 from app.bus.keys import command_key
 from app.codec.decode import decode
-from app.record.markers import find_markers
+from app.logbook.markers import find_markers
 from app.record.reader import LogReader
 from app.record.writer import Recorder
 from app.sim import rover

@@ -16,10 +16,10 @@ from app.bus import catalog as catalog_mod
 from app.bus.publisher import Publisher, Traffic
 from app.bus.session import BusSession
 from app.bus.subscription import RawSample, Subscription
-from app.camera.video import VideoDecoder
 from app.codec.decode import decode, encoding_for
 from app.codec.fields import plain
 from app.codec.registry import registry
+from app.convert.camera.video import VideoDecoder
 from app.sim.humanoid import SimHumanoid
 from app.sim.humanoid_body import JOINTS
 from app.sim.humanoid_health import FaultSchedule

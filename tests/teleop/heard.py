@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.codec.decode import decode
+from app.inputs.model import InputState
 from app.sim.fleet import SimFleet
-from app.teleop.model import InputState
 
 
 @dataclass(frozen=True)

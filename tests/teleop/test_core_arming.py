@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.inputs.model import InputState
 from app.teleop.arming import (
     Arming,
     ArmingConfig,
@@ -18,7 +19,7 @@ from app.teleop.arming import (
     Observation,
     Step,
 )
-from app.teleop.model import Gear, InputState, Motion
+from app.teleop.model import Gear, Motion
 
 CONFIG = ArmingConfig()
 NOW = 1000.0

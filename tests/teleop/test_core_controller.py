@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.inputs.model import InputState
 from app.teleop.arming import Arming, ArmingConfig, LinkStatus
 from app.teleop.clock import Schedule, Tick
 from app.teleop.controller import HAND_UNKNOWN, TURBO_RISE_S, TeleopController
-from app.teleop.model import Gear, InputState, Motion
+from app.teleop.model import Gear, Motion
 from app.teleop.profiles import DEFAULT, POSES
 
 NORMAL = DEFAULT.limits.normal

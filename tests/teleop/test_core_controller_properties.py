@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 from app.codec.decode import decode, encoding_for
 from app.codec.fields import plain
+from app.inputs.model import InputState
 from app.teleop.adapters import HAND_DIGITS, BowAdapter, CarAdapter, Outgoing
 from app.teleop.arming import ArmingConfig, LinkStatus
 from app.teleop.clock import Tick
 from app.teleop.controller import TeleopController
-from app.teleop.model import InputState, Motion
+from app.teleop.model import Motion
 from app.teleop.profiles import DEFAULT
 
 CONFIG = ArmingConfig()

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from app.inputs.model import InputState
 from app.teleop.mapping import (
     deadzone,
     limit_acceleration,
@@ -14,7 +15,7 @@ from app.teleop.mapping import (
     radial,
     trigger01,
 )
-from app.teleop.model import Gear, InputState
+from app.teleop.model import Gear
 from app.teleop.profiles import DEFAULT, POSES, profile_from_dict
 
 NORMAL = DEFAULT.limits.normal

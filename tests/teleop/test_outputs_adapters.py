@@ -267,10 +267,10 @@ def test_car_after_a_silence_starts_again_from_standstill() -> None:
 
 # -- the same limits for a joystick robot, through the controller -----------------------------
 def test_a_joystick_robot_gets_dead_zone_expo_limits_and_the_speed_scale() -> None:
+    from app.inputs.model import InputState
     from app.teleop.arming import LinkStatus
     from app.teleop.clock import Tick
     from app.teleop.controller import TeleopController
-    from app.teleop.model import InputState
     from app.teleop.profiles import DEFAULT
 
     adapter = JoystickAdapter("carter-1", "fleet/carter-1/joy")

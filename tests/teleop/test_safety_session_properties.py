@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from app.bus.config import BusConfig
 from app.bus.publisher import Traffic
 from app.codec.decode import decode, encoding_for
+from app.inputs.model import InputState
 from app.sim.fleet import SimFleet
 from app.station.station import Station
 from app.teleop.clock import Tick
-from app.teleop.model import InputState
 from app.teleop.session import TeleopSession
 from tests.bus.helpers import wait_for
 from tests.conftest import free_port

@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from app.camera.model import ImageOverlay, Shape
+from app.convert.camera.model import ImageOverlay, Shape
 from tests.widgets.clean_exit import assert_exits_cleanly
 from tests.widgets.view_pixels import shown_pixels as grab
 from widgets import overlay_layers
@@ -192,7 +192,7 @@ def pattern_image(width: int, height: int) -> np.ndarray:
 
 def test_a_preview_made_for_the_view_is_drawn_in_place_of_the_full_picture(
         qtbot: QtBot) -> None:
-    from app.camera.display import preview_of
+    from app.convert.camera.display import preview_of
 
     full = pattern_image(1920, 1080)
     shown = {}
@@ -220,7 +220,7 @@ def test_a_preview_made_for_the_view_is_drawn_in_place_of_the_full_picture(
 
 
 def test_a_preview_is_only_made_when_the_picture_is_bigger_than_the_view() -> None:
-    from app.camera.display import preview_of
+    from app.convert.camera.display import preview_of
 
     image = pattern_image(1920, 1080)
     preview, scale = preview_of(image, (960, 1000))
@@ -231,7 +231,7 @@ def test_a_preview_is_only_made_when_the_picture_is_bigger_than_the_view() -> No
 
 def test_a_picture_shown_near_its_size_stays_sharp_and_far_below_it_is_smoothed(
         qtbot: QtBot) -> None:
-    from app.camera.display import UNRESAMPLED_FROM, preview_of
+    from app.convert.camera.display import UNRESAMPLED_FROM, preview_of
 
     stripes = np.zeros((500, 1000, 4), np.uint8)
     stripes[:, 1::2, :3] = 255  # one-pixel black and white columns
@@ -288,7 +288,7 @@ def test_a_label_drawn_again_in_another_colour_or_out_of_sync_changes_with_it(
 
 
 def test_a_picture_decoded_only_at_the_view_size(qtbot: QtBot) -> None:
-    from app.camera.display import preview_of
+    from app.convert.camera.display import preview_of
 
     full = pattern_image(1920, 1080)
     asked = []
@@ -409,7 +409,7 @@ EXIT_WHILE_DRAWING = """
 import numpy as np
 from app.qt.application import create_application
 app = create_application([])
-from app.camera.model import ImageOverlay, Shape
+from app.convert.camera.model import ImageOverlay, Shape
 from widgets.camera_view import CameraView
 from widgets.overlay_painter import DrawnOverlay
 view = CameraView()

@@ -7,7 +7,7 @@ Conventions (and the choices where the seeds leave room):
   says so, as in ROS). isaac camera messages name no frame; we assume the topic's catalog
   ``frameId`` is the camera's optical frame with the same axes (as the simulated rover's
   ``camera`` frame is).
-- Pixels come out in the overlay convention of app/camera/model.py: (0, 0) the top-left
+- Pixels come out in the overlay convention of app/convert/camera/model.py: (0, 0) the top-left
   corner of the top-left pixel. foxglove/ROS ``K``/``P`` follow OpenCV, where integer
   coordinates are pixel centres, so their projections are shifted by half a pixel
   (``origin_shift`` 0.5). isaac ``PinholeProto`` is read in the same pixels as isaac
@@ -41,13 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from app.camera.model import RGBA, ImageOverlay, Shape
-from app.camera.overlays import label_above, label_color
 from app.codec.decode import DecodedMessage
+from app.convert.camera.model import RGBA, ImageOverlay, Shape
+from app.convert.camera.overlays import label_above, label_color
 from app.convert.capnp_data import converting, list_array, stamp_of
 from app.convert.foxglove import rotation_matrices
 from app.convert.models import Box, Boxes, Scene, SceneChange
-from app.convert.registry import ConversionError
+from app.convert.registry import ConversionError, converter
 
 NEAR_M = 0.01
 COEFFICIENTS = {"": 0, "plumb_bob": 5, "rational_polynomial": 8, "equidistant": 4}
@@ -235,9 +235,11 @@ ISAAC_CAMERAS = {
 CALIBRATION_TYPES = ("foxglove.CameraCalibration", "isaac.PinholeProto", *ISAAC_CAMERAS)
 
 
+@converter("camera.calibration")  # by name only: the 3D scene never picks it
 def camera_model_from(decoded: DecodedMessage, rectified: bool = False) -> CameraModel:
     """The camera a calibration message (one of ``CALIBRATION_TYPES``) describes;
-    ConversionError for another type or bad values."""
+    ``rectified``: the image is rectified (use P). ConversionError for another type or bad
+    values."""
     name = decoded.type_name
     if name not in CALIBRATION_TYPES:
         raise ConversionError(f"{name} carries no camera calibration "

@@ -15,7 +15,7 @@ takes 0.75x the time of a full decode and leaves a quarter of the pixels to scal
 PNG and WebP go through ``cv2.imdecode``: grey, RGB and RGBA come out as such; 16-bit
 colour is shown at 8 bits; 16-bit grey is kept as ``values`` and grey-scaled by range.
 
-Every size is checked against :data:`app.camera.raw.MAX_BYTES` from the file's header
+Every size is checked against :data:`app.convert.camera.raw.MAX_BYTES` from the file's header
 before the decoder allocates the image.
 """
 
@@ -29,8 +29,8 @@ import cv2
 import numpy as np
 import simplejpeg  # type: ignore[import-untyped]
 
-from app.camera.colormap import Range
-from app.camera.raw import Pixels, check_size, count_pixels
+from app.convert.camera.colormap import Range
+from app.convert.camera.raw import Pixels, check_size, count_pixels
 from app.convert.registry import ConversionError
 
 JPEG_FAST = True  # fastdct + fastupsample

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from app.convert.registry import ConversionError
-from tests.camera.helpers import frame, new, noise, picture
+from tests.convert.camera.helpers import frame, new, noise, picture
 
 
 def compressed(data: bytes, image_format: str):

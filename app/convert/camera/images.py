@@ -1,6 +1,6 @@
 """Still images of every family -> :class:`CameraFrame`.
 
-- ``foxglove.CompressedImage`` (jpeg, png, webp) and ``foxglove.RawImage`` (app.camera.raw):
+- ``foxglove.CompressedImage`` (jpeg, png, webp) and ``foxglove.RawImage`` (app.convert.camera.raw):
   stamp from ``timestamp``, frame from ``frameId``.
 - ``isaac.ImageProto``, ``isaac.ColorCameraProto``, ``isaac.DepthCameraProto``: pixels in
   the attachment buffer ``dataBufferIndex`` (row-major rows x cols x channels). No stamp
@@ -27,23 +27,24 @@ millimetres for depth, counts for 16-bit grey); None picks it from the image.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import cv2
 import numpy as np
 
-from app.camera.colormap import Range
-from app.camera.compressed import decode_image
-from app.camera.display import preview_of, qt_image
-from app.camera.model import CameraFrame, FullPicture
-from app.camera.raw import Pixels, check_size, depth_pixels, raw_pixels
 from app.codec.data_view import data_array
 from app.codec.decode import DecodedMessage
 from app.codec.errors import DecodeError
 from app.codec.fields import enum_value
+from app.convert.camera.colormap import Range
+from app.convert.camera.compressed import decode_image
+from app.convert.camera.display import preview_of, qt_image
+from app.convert.camera.model import CameraFrame, FullPicture
+from app.convert.camera.raw import Pixels, check_size, depth_pixels, raw_pixels
 from app.convert.capnp_data import converting, stamp_of, to_rgb8
 from app.convert.isaac import buffer_array, element_dtype
-from app.convert.registry import ConversionError
+from app.convert.registry import ConversionError, converter
 
 VIDEO = ("h264", "vp8", "vp9", "h265")
 
@@ -52,7 +53,7 @@ def image_frame(decoded: DecodedMessage, source: str = "",
                 depth_range: Range | None = None,
                 fit: tuple[int, int] | None = None) -> CameraFrame:
     """The display frame of one image message (of the camera ``source`` when the message
-    carries several), with a preview scaled to ``fit`` (see app.camera.display)."""
+    carries several), with a preview scaled to ``fit`` (see app.convert.camera.display)."""
     started = time.thread_time()
     reader = _READERS.get(decoded.type_name)
     if reader is None:
@@ -273,3 +274,24 @@ _READERS = {
     "isaac.DepthCameraProto": _depth_camera,
     "bow.ImageSamples": _bow_samples,
 }
+
+
+@converter("camera.image")  # by name only: the camera panel asks for it, the 3D scene never
+def camera_image(decoded: DecodedMessage, source: str = "",
+                 depth_range: Sequence[float] | None = None,
+                 fit: Sequence[int] | None = None) -> CameraFrame:
+    """:func:`image_frame` with the options of a ``Converted`` interest: ``source`` (the
+    camera of a bow message), ``depth_range`` (a fixed colour range, in the frame's value
+    unit) and ``fit`` (the view's width and height in screen pixels, in the picture's
+    orientation)."""
+    fixed = None
+    if depth_range is not None:
+        if len(depth_range) != 2:
+            raise ConversionError(f"depth_range {depth_range!r}: need (low, high)")
+        fixed = (float(depth_range[0]), float(depth_range[1]))
+    view = None
+    if fit is not None:
+        if len(fit) != 2 or min(fit) < 1:
+            raise ConversionError(f"fit {fit!r}: need (width, height) in pixels")
+        view = (int(fit[0]), int(fit[1]))
+    return image_frame(decoded, str(source), fixed, view)

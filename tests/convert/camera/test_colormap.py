@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.camera.colormap import auto_range, colorize, grey_scaled
+from app.convert.camera.colormap import auto_range, colorize, grey_scaled
 from app.convert.registry import ConversionError
 
 

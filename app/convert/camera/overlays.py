@@ -1,5 +1,5 @@
 """2D overlay messages -> :class:`ImageOverlay` (image pixels: x right, y down, (0, 0) the
-top-left corner of the top-left pixel; see app/camera/model.py).
+top-left corner of the top-left pixel; see app/convert/camera/model.py).
 
 Choices where the seeds leave room:
 
@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from app.camera.model import RGBA, ImageOverlay, Shape
 from app.codec.decode import DecodedMessage
+from app.convert.camera.model import RGBA, ImageOverlay, Shape
 from app.convert.capnp_data import converting, stamp_of
-from app.convert.registry import ConversionError
+from app.convert.registry import ConversionError, converter
 
 # Distinct, readable over camera images (Tableau 10).
 PALETTE: tuple[RGBA, ...] = (
@@ -237,8 +237,10 @@ READERS: dict[str, Callable[[Any], ImageOverlay]] = {
 OVERLAY_TYPES = tuple(READERS)
 
 
+@converter("camera.overlay")  # by name only: the 3D scene never picks it
 def overlay_from(decoded: DecodedMessage) -> ImageOverlay:
-    """The overlay one message draws; ConversionError for a type that draws none or bad
+    """The overlay one message draws (isaac ``Detections2Proto`` / ``Skeleton2ListProto``,
+    foxglove ``ImageAnnotations``); ConversionError for a type that draws none or bad
     content."""
     read = READERS.get(decoded.type_name)
     if read is None:

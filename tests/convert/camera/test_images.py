@@ -7,13 +7,13 @@ import cv2
 import numpy as np
 import pytest
 
-from app.camera.images import camera_sources, image_frame
 from app.codec.decode import DecodedMessage, decode, encoding_for
 from app.codec.errors import MissingAttachment
 from app.codec.registry import registry
+from app.convert.camera.images import camera_sources, image_frame
 from app.convert.registry import ConversionError, get_converter, scene_converter_for
 from app.station.interests import Converted
-from tests.camera.helpers import frame, new, noise, picture, wire
+from tests.convert.camera.helpers import frame, new, noise, picture, wire
 
 
 # -- isaac ------------------------------------------------------------------------------------

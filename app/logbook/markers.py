@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from app.bus.keys import robot_of
 from app.codec.decode import decode
 from app.codec.errors import DecodeError
-from app.record.incident_watch import IncidentWatch
+from app.logbook.incident_watch import IncidentWatch
 from app.record.reader import LogReader
 from app.station.vitals import VitalsBook
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from app.camera.colormap import Range, colorize, grey_scaled
+from app.convert.camera.colormap import Range, colorize, grey_scaled
 from app.convert.registry import ConversionError
 
 MAX_SIDE = 16384
@@ -37,13 +37,13 @@ MAX_BYTES = 256 << 20  # of a decoded image
 @dataclass(frozen=True)
 class Pixels:
     """What a decoder makes of one image: the display image and, for renderings of other
-    numbers, the numbers (see app.camera.model.CameraFrame)."""
+    numbers, the numbers (see app.convert.camera.model.CameraFrame)."""
 
     image: np.ndarray
     values: np.ndarray | None = None
     value_unit: str = ""
     value_range: Range | None = None
-    display: np.ndarray | None = None  # already in Qt's order (see app.camera.display)
+    display: np.ndarray | None = None  # already in Qt's order (see app.convert.camera.display)
     # A picture decoded at a reduced size: image pixels per picture pixel, the picture's
     # (width, height) and how to decode it at full size.
     scale: float = 1.0

@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from app.camera.images import image_frame
-from app.camera.model import CameraFrame
 from app.codec.decode import DecodedMessage, decode, encoding_for
 from app.codec.registry import registry
+from app.convert.camera.images import image_frame
+from app.convert.camera.model import CameraFrame
 from app.convert.isaac import encode_buffers
 
 

@@ -3,7 +3,7 @@
 Conventions:
 - ``CameraFrame.image`` is the picture: uint8, (H, W, 4) RGBA / RGBX, (H, W, 3) RGB, or
   (H, W) grey. ``display`` is the same picture as the view draws it, made on the lane:
-  (H, W, 4) B, G, R, X bytes (Qt's RGB32), or (H, W) grey (``app.camera.display``).
+  (H, W, 4) B, G, R, X bytes (Qt's RGB32), or (H, W) grey (``app.convert.camera.display``).
 - A picture shown smaller than half its size may be decoded only at the view's size: its
   ``image`` is then a :class:`FullPicture`, decoded at full size when something needs its
   pixels (a snapshot, the readout under the cursor); the view draws ``preview``.

@@ -1,4 +1,4 @@
-"""Camera calibrations from real bytes (pycapnp -> codec.decode -> ``overlays.calibration``),
+"""Camera calibrations from real bytes (pycapnp -> codec.decode -> ``camera.calibration``),
 projection checked by hand and against OpenCV, and 3D boxes drawn into the image."""
 
 from __future__ import annotations
@@ -9,16 +9,16 @@ import cv2
 import numpy as np
 import pytest
 
-from app.camera.overlays import overlay_from
-from app.camera.projection import (
+from app.codec.decode import decode, encoding_for
+from app.codec.registry import registry
+from app.convert.camera.overlays import overlay_from
+from app.convert.camera.projection import (
     CameraModel,
     boxes_in,
     camera_model_from,
     project_boxes,
     project_model,
 )
-from app.codec.decode import decode, encoding_for
-from app.codec.registry import registry
 from app.convert.isaac import encode_buffers
 from app.convert.models import Box, Boxes
 from app.convert.registry import ConversionError, get_converter
@@ -51,7 +51,7 @@ def calibration(k=K640, d=(), model="", p=None, width=640, height=480, **options
                   height=height, distortionModel=model, d=list(d), k=list(k),
                   p=list(p if p is not None else [*K640[:3], 0, *K640[3:6], 0, *K640[6:], 0]))
     message.timestamp.sec = 42
-    return get_converter("overlays.calibration")(wire(message), **options)
+    return get_converter("camera.calibration")(wire(message), **options)
 
 
 def sample_points(count: int = 400, spread: float = 0.9) -> np.ndarray:

@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
-from app.camera.colormap import _turbo_lut
+from app.convert.camera.colormap import _turbo_lut
 from app.convert.registry import ConversionError
-from tests.camera.helpers import frame, new, noise, picture
+from tests.convert.camera.helpers import frame, new, noise, picture
 
 
 def raw(pixels: np.ndarray, encoding: str, step: int = 0, data: bytes | None = None,

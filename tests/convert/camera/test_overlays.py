@@ -1,5 +1,5 @@
 """2D overlay messages through the real wire path: pycapnp builder -> bytes -> codec.decode ->
-the ``overlays.image`` converter -> ImageOverlay in image pixels (x right, y down)."""
+the ``camera.overlay`` converter -> ImageOverlay in image pixels (x right, y down)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from app.camera.model import ImageOverlay, Shape
-from app.camera.overlays import LABEL_SIZE, label_color
 from app.codec.decode import decode, encoding_for
 from app.codec.registry import registry
+from app.convert.camera.model import ImageOverlay, Shape
+from app.convert.camera.overlays import LABEL_SIZE, label_color
 from app.convert.registry import ConversionError, get_converter, scene_converter_for
 
 NAN = float("nan")
@@ -24,7 +24,7 @@ def new(type_name: str, **fields):
 def overlay(message) -> ImageOverlay:
     type_name = registry().name_of(message.schema.node.id)
     decoded = decode(encoding_for(type_name), message.to_bytes())
-    return get_converter("overlays.image")(decoded)
+    return get_converter("camera.overlay")(decoded)
 
 
 def kinds(result: ImageOverlay) -> list[str]:
@@ -245,10 +245,10 @@ def test_texts_move_from_bottom_left_to_top_left() -> None:
 
 # -- the converter ----------------------------------------------------------------------------
 def test_the_overlay_converter_is_not_a_scene_converter() -> None:
-    get_converter("overlays.image")
+    get_converter("camera.overlay")
     for type_name in ("isaac.Detections2Proto", "isaac.Skeleton2ListProto",
                       "foxglove.ImageAnnotations"):
-        assert scene_converter_for(type_name) != "overlays.image"
+        assert scene_converter_for(type_name) != "camera.overlay"
 
 
 def test_other_types_are_refused() -> None:

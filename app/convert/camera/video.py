@@ -15,8 +15,8 @@ from typing import Any, NoReturn
 import av
 import numpy as np
 
-from app.camera.bitstream import H264Gaps, is_key_frame
-from app.camera.model import CameraFrame
+from app.convert.camera.bitstream import H264Gaps, is_key_frame
+from app.convert.camera.model import CameraFrame
 from app.convert.registry import ConversionError
 
 MAX_SIDE = 8192

@@ -8,12 +8,12 @@ import functools
 import numpy as np
 import pytest
 
-from app.camera.bitstream import is_key_frame
-from app.camera.model import CameraFrame
-from app.camera.video import RECOVERING, RECOVERING_ERROR, WAITING, VideoDecoder
+from app.convert.camera.bitstream import is_key_frame
+from app.convert.camera.model import CameraFrame
+from app.convert.camera.video import RECOVERING, RECOVERING_ERROR, WAITING, VideoDecoder
 from app.convert.registry import ConversionError
-from tests.camera.streams import SQUARE, pictures, square_at
-from tests.camera.streams import encode as encode_stream
+from tests.convert.camera.streams import SQUARE, pictures, square_at
+from tests.convert.camera.streams import encode as encode_stream
 
 CODECS = ("h264", "h265", "vp8", "vp9", "av1")
 GOP = 10
