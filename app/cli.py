@@ -490,6 +490,7 @@ def _open_station(args: argparse.Namespace) -> Station:
 def cmd_record(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     from app.logbook.station_tap import StationTap
     from app.record.blackbox import BlackBox
+    from app.record.info import human_size
     from app.record.writer import Recorder
 
     keys = [_valid(check_key_expr, k) for k in args.keys or []]
@@ -526,7 +527,11 @@ def cmd_record(args: argparse.Namespace, out: Callable[[str], None]) -> int:
         else:
             status = sink.close()
             dropped = sum(status.dropped.values())
-            out(f"{status.messages} messages, {status.bytes_written / 1e6:.1f} MB, "
+            size = sum(f.stat().st_size for f in status.files if f.is_file())
+            events = status.liveliness_events
+            out(f"{status.messages} messages"  # as ``info`` counts them and sizes the files
+                + (f" and {events} liveliness event(s)" if events else "")
+                + f", {human_size(size)}, "
                 f"{status.duration_s:.1f} s in {', '.join(str(f) for f in status.files)}"
                 + (f"; {dropped} dropped" if dropped else "")
                 + (f"; {status.error}" if status.error else ""))

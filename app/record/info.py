@@ -12,7 +12,8 @@ def _when(ns: int) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _size(count: int) -> str:
+def human_size(count: int) -> str:
+    """A file's size as ``info`` and ``record`` print it (binary units)."""
     if count < 1024:
         return f"{count} bytes"
     scaled = count / 1024
@@ -29,7 +30,7 @@ def describe(reader: LogReader) -> str:
     duration_s = (reader.end_ns - reader.start_ns) / 1e9
     lines = [
         f"file:     {reader.path}",
-        f"size:     {_size(reader.size)}",
+        f"size:     {human_size(reader.size)}",
         f"closed:   {'cleanly' if reader.closed_cleanly else 'NOT cleanly (indexed by a scan)'}",
     ]
     if reader.start_ns or reader.end_ns:

@@ -32,11 +32,12 @@ class RecorderStatus:
     path: Path  # the file being written
     files: tuple[Path, ...]  # every file so far (more than one after splits)
     bytes_written: int
-    messages: int
+    messages: int  # samples, as ``fieldstation info`` counts them (liveliness events apart)
     duration_s: float  # log time from the first sample to the last
     dropped: Mapping[str, int] = field(default_factory=dict)  # per key
     behind: bool = False  # the queue is more than half full: the disk is not keeping up
     error: str = ""  # one line; the recorder stopped writing
+    liveliness_events: int = 0
 
 
 def open_part(path: Path) -> BinaryIO:
@@ -73,6 +74,7 @@ class Recorder:
         self._bytes_done = 0  # bytes of the finished parts
         self._bytes = 0
         self._messages = 0
+        self._events = 0
         self._first_ns: int | None = None
         self._last_ns = 0
         self._error = ""
@@ -124,6 +126,7 @@ class Recorder:
                 files=tuple(self._files),
                 bytes_written=self._bytes_done + self._bytes,
                 messages=self._messages,
+                liveliness_events=self._events,
                 duration_s=(self._last_ns - self._first_ns) / 1e9 if self._first_ns else 0.0,
                 dropped=dict(self._dropped),
                 behind=self._queued > self._max_queue // 2,
@@ -190,16 +193,17 @@ class Recorder:
         self._close_stream()
 
     def _write(self, batch: deque[tuple[int, _Sample | _Liveliness]]) -> None:
-        written = 0
+        written = events = 0
         first_ns: int | None = None
         last_ns = 0
 
         def write_all() -> None:
-            nonlocal written, first_ns, last_ns
+            nonlocal written, events, first_ns, last_ns
             for _, item in batch:
                 self._write_one(item)
                 log_ns = item[2] if len(item) == 3 else item[4]
                 written += 1
+                events += len(item) == 3
                 if first_ns is None:
                     first_ns = log_ns
                 last_ns = max(last_ns, log_ns)
@@ -211,7 +215,8 @@ class Recorder:
 
         ok = self._guarded(write_all)
         with self._lock:
-            self._messages += written
+            self._messages += written - events
+            self._events += events
             if first_ns is not None and self._first_ns is None:
                 self._first_ns = first_ns
             self._last_ns = max(self._last_ns, last_ns)

@@ -73,6 +73,14 @@ def test_record_for_a_duration_then_play_it_to_another_session(
         assert reader.closed_cleanly
         data = {c.key for c in reader.channels() if not c.key.endswith("/catalog")}
         assert data and all(key.startswith("fleet/car-1/") for key in data)
+        count = sum(c.count for c in reader.channels())
+    described = run_cli("info", str(path))
+    assert described.returncode == 0, described.stderr
+    size = next(line.split(":", 1)[1].strip() for line in described.stdout.splitlines()
+                if line.startswith("size:"))
+    assert f"messages: {count} on" in described.stdout
+    closing = recorded.stdout.strip().splitlines()[-1]  # record and info say the same
+    assert closing.startswith(f"{count} messages") and f", {size}, " in closing, closing
     endpoint = f"tcp/127.0.0.1:{free_port()}"
     player = subprocess.Popen([*FIELDSTATION, "play", str(path), "--listen", endpoint,
                                "--loop"], cwd=REPO, stdout=subprocess.PIPE,
