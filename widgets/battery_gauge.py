@@ -181,12 +181,32 @@ class BatteryGauge(QWidget):
             painter.setPen(QPen(QColor(colour), 2))
             painter.drawLine(QPointF(x, bar.top() - 2), QPointF(x, bar.bottom() + 2))
 
-    def _paint_sparkline(self, painter: QPainter, area: QRectF) -> None:
-        if area.height() < 12 or len(self._history) < 2:
+    def sparkline_labels(self) -> tuple[str, str, str, str]:
+        """The sparkline's axes as drawn: charge at its top and bottom, the time its left
+        edge stands for, and its right edge's."""
+        span = self._history[-1][0] - max(self._history[0][0], self._history[-1][0]
+                                          - HISTORY_S) if self._history else 0.0
+        ago = f"−{span / 60:.1f} min" if span >= 60 else f"−{span:.0f} s"
+        return "100 %", "0 %", ago, "now"
+
+    def _paint_sparkline(self, painter: QPainter, whole: QRectF) -> None:
+        line = painter.fontMetrics().height()
+        if whole.height() < 12 + line or len(self._history) < 2:
             return
+        area = QRectF(whole.left(), whole.top(), whole.width(), whole.height() - line)
         painter.setPen(QPen(TRACK, 1))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(area)
+        top, bottom, ago, now = self.sparkline_labels()
+        painter.setPen(self.palette().color(self.palette().ColorRole.PlaceholderText))
+        left, right = Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignRight
+        for text, box, side in (
+                (top, QRectF(area.left() + 3, area.top(), area.width(), line), left),
+                (bottom, QRectF(area.left() + 3, area.bottom() - line, area.width(), line),
+                 left),
+                (ago, QRectF(area.left(), area.bottom(), area.width(), line), left),
+                (now, QRectF(area.left(), area.bottom(), area.width(), line), right)):
+            painter.drawText(box, int(side | Qt.AlignmentFlag.AlignVCenter), text)
         t_end = self._history[-1][0]
         t_start = max(self._history[0][0], t_end - HISTORY_S)
         span = max(1e-6, t_end - t_start)

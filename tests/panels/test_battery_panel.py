@@ -30,6 +30,9 @@ def test_battery_falls_and_the_gauge_follows(make_main_window, rover_fleet, qtbo
     assert re.fullmatch(r"(\d+ h )?\d+ min", details["Runtime left"])
     history = panel.gauge.history()
     assert len(history) >= 2 and history[-1][1] < history[0][1]  # the sparkline falls
+    top, bottom, ago, end = panel.gauge.sparkline_labels()  # with its axes named
+    assert (top, bottom, end) == ("100 %", "0 %", "now") and ago.startswith("−")
+    assert float(ago[1:].split()[0]) > 0
     assert panel.age.text().startswith(ROVER)
 
     # thresholds set above the charge: the state says so in words and in colour
