@@ -199,8 +199,10 @@ class FleetMapView(QWidget):
         self._draw_grid(painter, area, step)
         main = self.main_robots()
         if main:
+            labels = self.label_places()
             for robot in main:
-                self._draw_robot(painter, robot, self.to_screen(robot.x, robot.y))
+                self._draw_robot(painter, robot, self.to_screen(robot.x, robot.y),
+                                 labels.get(robot.robot_id))
         else:
             painter.setPen(MUTED_INK)
             painter.drawText(area, Qt.AlignmentFlag.AlignCenter,
@@ -238,7 +240,32 @@ class FleetMapView(QWidget):
             painter.drawLine(QPointF(area.left(), sy), QPointF(area.right(), sy))
             y += step
 
-    def _draw_robot(self, painter: QPainter, robot: MapRobot, at: QPointF) -> None:
+    def label_places(self) -> dict[str, QRectF]:
+        """Where each robot on the map has its label: beside it, on the first side (right
+        above, right below, left above, left below) clear of the labels placed before it,
+        the active robot's first; a robot with no side clear goes unlabelled (its label
+        would print over another's)."""
+        robots = sorted(self.main_robots(), key=lambda r: (r.robot_id != self.active,
+                                                           r.robot_id))
+        bold = QFont(self._font)
+        bold.setBold(True)
+        wide = QFontMetrics(bold)
+        height, ascent = float(wide.height()), float(wide.ascent())
+        places: dict[str, QRectF] = {}
+        for robot in robots:
+            at = self.to_screen(robot.x, robot.y)
+            width = float(wide.horizontalAdvance(robot.robot_id))
+            right, left = at.x() + ARROW_PX * 0.6, at.x() - ARROW_PX * 0.6 - width
+            above, below = at.y() - ARROW_PX * 0.45 - ascent, at.y() + ARROW_PX * 0.45
+            for x, y in ((right, above), (right, below), (left, above), (left, below)):
+                box = QRectF(x, y, width, height)
+                if not any(box.intersects(taken) for taken in places.values()):
+                    places[robot.robot_id] = box
+                    break
+        return places
+
+    def _draw_robot(self, painter: QPainter, robot: MapRobot, at: QPointF,
+                    label_box: QRectF | None) -> None:
         colour = QColor(robot.colour)
         if robot.robot_id == self.active:
             painter.setPen(QPen(ACTIVE_RING, 3.0))
@@ -250,12 +277,14 @@ class FleetMapView(QWidget):
             painter.drawEllipse(at, ARROW_PX * 0.3, ARROW_PX * 0.3)
         else:
             painter.drawPolygon(_arrow(at, robot.yaw))
+        if label_box is None:
+            return
         painter.setPen(MUTED_INK if robot.muted else INK)
-        label = robot.robot_id
         font = painter.font()
         font.setBold(robot.robot_id == self.active)
         painter.setFont(font)
-        painter.drawText(QPointF(at.x() + ARROW_PX * 0.6, at.y() - ARROW_PX * 0.45), label)
+        painter.drawText(QPointF(label_box.left(), label_box.top() + painter.fontMetrics()
+                                 .ascent()), robot.robot_id)
         font.setBold(False)
         painter.setFont(font)
 
@@ -279,8 +308,11 @@ class FleetMapView(QWidget):
                          f"x {robot.x:.1f}  y {robot.y:.1f} m")
         painter.save()
         painter.setClipRect(tile)
-        self._draw_robot(painter, robot, QPointF(origin.x() + robot.x * scale,
-                                                 origin.y() - robot.y * scale))
+        at = QPointF(origin.x() + robot.x * scale, origin.y() - robot.y * scale)
+        width = float(self._metrics.horizontalAdvance(robot.robot_id))
+        self._draw_robot(painter, robot, at, QRectF(  # alone in its tile: right, above
+            at.x() + ARROW_PX * 0.6, at.y() - ARROW_PX * 0.45 - self._metrics.ascent(),
+            width, self._metrics.height()))
         painter.restore()
 
     def _draw_scale_bar(self, painter: QPainter, at: QPointF, step: float,

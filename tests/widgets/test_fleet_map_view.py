@@ -132,3 +132,20 @@ def _wheel(view: FleetMapView, at: QPointF, delta: int) -> None:
 
 def pytest_approx(value: float) -> object:
     return pytest.approx(value, abs=1e-6)
+
+
+def test_robots_side_by_side_never_print_their_labels_over_each_other(qtbot) -> None:
+    view = FleetMapView()
+    crowd = [MapRobot(f"rover-{i}", 0.3 * (i % 3), 0.2 * (i // 3), 0.0, GREEN)
+             for i in range(9)]  # a depot's charging row: within a metre of each other
+    view.set_robots(crowd)
+    view.active = "rover-4"
+    image = shown(view, qtbot)
+    places = view.label_places()
+    assert "rover-4" in places  # the active robot is always named
+    assert len(places) >= 2
+    boxes = list(places.values())
+    assert not any(a.intersects(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    for box in boxes:  # and each label is drawn where it was placed: ink in its box
+        assert any(QColor(image.pixel(round(box.left() + dx), round(box.center().y())))
+                   .lightness() > 150 for dx in range(int(box.width())))
