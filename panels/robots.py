@@ -296,8 +296,7 @@ def _row(robot: RobotInfo, now: float, active: bool, state: RobotState,
             status,
             Cell(name, tooltip=f"Robot id: {robot.robot_id}"
                  + ("\nActive robot: commands go to it" if active else "")),
-            Cell(robot.model or waiting),
-            Cell(", ".join(robot.families) or waiting),
+            *_catalog_cells(robot, waiting),
             _battery_cell(robot.battery_pct),
             _mode_cell(robot),
             Cell(human_age(None if robot.last_data is None else now - robot.last_data),
@@ -308,6 +307,22 @@ def _row(robot: RobotInfo, now: float, active: bool, state: RobotState,
         muted=state.state == OFFLINE,
         highlight=active,
     )
+
+
+def _catalog_cells(robot: RobotInfo, waiting: str) -> tuple[Cell, Cell]:
+    """Model and families; a robot that serves no catalog, or one that lists nothing, says
+    so (its topics are then learnt by listening)."""
+    catalog = robot.catalog
+    if catalog is not None and catalog.discovered:
+        why = (f"{robot.robot_id} serves no catalog (fleet/{robot.robot_id}/catalog): its "
+               "topics were learnt by listening")
+        return (Cell("no catalog", colour=WARNING_LIGHT, tooltip=why),
+                Cell(", ".join(robot.families) or waiting, tooltip=why))
+    if catalog is not None and not catalog.topics:
+        why = f"{robot.robot_id}'s catalog lists no topics: they are learnt by listening"
+        return (Cell(robot.model or waiting, tooltip=why),
+                Cell("catalog lists no topics", colour=WARNING_LIGHT, tooltip=why))
+    return Cell(robot.model or waiting), Cell(", ".join(robot.families) or waiting)
 
 
 def _battery_cell(percent: float | None) -> Cell:
