@@ -5,6 +5,11 @@ same way (target at most 3x). From source (``python -m app.cli`` against
 (``fieldstation`` against ``FIELDSTATION_BARE_WINDOW=1 fieldstation``: the same frozen
 executable and libraries, with only PySide6 imported).
 
+Also the time to the first panel showing live data of a robot the station has never seen
+(``tests/contract_robot.py``, a robot written from the wire contract alone, reached with
+``--no-sim --connect``; a fresh config dir, no ``--layout``), beside the bare window's first
+paint in the same run: target at most 2 s.
+
 Both print ``first-paint <unix time>`` on the next event-loop turn after their first paint
 event and quit; the time is taken from just before the launch, so interpreter or bootloader
 start-up counts for both. Runs alternate app and bare window so load drifts hit both alike.
@@ -24,11 +29,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.bench.common import iterations, median, report, short_mode
+from tests.bench.common import MISSED, iterations, median, report, short_mode
+from tests.conftest import free_port
+from tests.contract_robot import ContractRobot
 
 REPO = Path(__file__).resolve().parents[2]
 BUNDLE = REPO / "dist" / "fieldstation" / "fieldstation"
 TARGET = 3.0
+UNKNOWN_ROBOT_TARGET_S = 2.0  # launch to live data of a robot never seen, on this machine
 TIMEOUT_S = 60
 
 
@@ -101,6 +109,35 @@ def live_data(env: dict[str, str], bare: tuple[list[str], dict[str, str]],
                   median(live_s), median(bare_s))
 
 
+def live_data_of_an_unknown_robot(env: dict[str, str], bare: tuple[list[str], dict[str, str]],
+                                  runs: int) -> str:
+    """Launch to the first painted panel showing live data of the contract robot (already
+    online, listening on loopback; the window connects to it as ``--no-sim --connect``),
+    beside the bare window's first paint."""
+    endpoint = f"tcp/127.0.0.1:{free_port()}"
+    live_env = {**env, "FIELDSTATION_EXIT_AFTER_FIRST_PAINT": "live"}
+    command = [sys.executable, "-m", "app.cli", "--no-sim", "--connect", endpoint]
+    live_s, bare_s = [], []
+    with ContractRobot("ctr-bench", listen=endpoint):
+        for _ in range(runs):
+            live_s.append(first_paint_s(command, live_env, "live-data"))
+            bare_s.append(first_paint_s(*bare))
+    if runs > 1:
+        print(f"  unknown robot: app {', '.join(f'{s:.2f}' for s in live_s)} s; "
+              f"bare {', '.join(f'{s:.2f}' for s in bare_s)} s", flush=True)
+    live = median(live_s)
+    line = report("start-up from source to live data of an unknown robot "
+                  "(contract robot, --no-sim --connect: app / bare first paint)",
+                  live, median(bare_s))
+    verdict = "met" if live <= UNKNOWN_ROBOT_TARGET_S else "MISSED"
+    line += f"  [target ≤ {UNKNOWN_ROBOT_TARGET_S:g} s: {verdict}]"
+    print(f"  live data of an unknown robot in {live:.2f} s "
+          f"[target ≤ {UNKNOWN_ROBOT_TARGET_S:g} s: {verdict}]", flush=True)
+    if verdict == "MISSED":
+        MISSED.append(line)
+    return line
+
+
 def run() -> list[str]:
     runs = iterations(7, 1)
     lines = []
@@ -114,6 +151,7 @@ def run() -> list[str]:
             runs,
         ))
         lines.append(live_data(env, bare, iterations(5, 1)))
+        lines.append(live_data_of_an_unknown_robot(env, bare, iterations(5, 1)))
         if BUNDLE.is_file():
             lines.append(compare(
                 "from the bundle",
