@@ -2,6 +2,13 @@
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python scripts/screenshot.py \
         [LAYOUT [OUTPUT.png]]
+
+With ``--contract-robot`` first, the window is 1920×1080 and connects (``--no-sim
+--connect``) to ``tests/contract_robot.py``, a robot written from the wire contract alone
+(default output ``docs/contract_robot.png``):
+
+    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python scripts/screenshot.py \
+        --contract-robot [LAYOUT [OUTPUT.png]]
 """
 
 from __future__ import annotations
@@ -17,14 +24,17 @@ from PySide6.QtCore import QTimer
 
 REPO = Path(__file__).resolve().parents[1]
 OUTPUT = REPO / "docs" / "screenshot.png"
+CONTRACT_OUTPUT = REPO / "docs" / "contract_robot.png"
 SETTLE_MS = 9000  # robots announce, catalogs arrive, plots fill
 
 
 def take(arrange: Callable[[Any], None], output: Path, settle_ms: int = SETTLE_MS,
-         report: Callable[[Any], str] = lambda window: "") -> int:
-    """Opens the window on the embedded fleet from a fresh config dir, lets ``arrange`` place
-    its panels and saves the window to ``output`` after ``settle_ms``: the robot shown is
-    the one the station chose by itself, as on a first start."""
+         report: Callable[[Any], str] = lambda window: "", endpoints: list[str] | None = None
+         ) -> int:
+    """Opens the window on the embedded fleet (or, given ``endpoints``, connected there
+    without it) from a fresh config dir, lets ``arrange`` place its panels and saves the
+    window to ``output`` after ``settle_ms``: the robot shown is the one the station chose
+    by itself, as on a first start."""
     os.environ.setdefault("FIELDSTATION_CONFIG_DIR", tempfile.mkdtemp(prefix="fs-shot-"))
     from app.qt.application import create_application
     from app.qt.main_window import MainWindow
@@ -32,7 +42,9 @@ def take(arrange: Callable[[Any], None], output: Path, settle_ms: int = SETTLE_M
     from app.station.connection import ConnectionChoice
 
     app = create_application()
-    window = MainWindow(panel_registry(), ConnectionChoice(simulation=True), config_dir())
+    choice = ConnectionChoice(simulation=False, endpoints=endpoints) if endpoints else \
+        ConnectionChoice(simulation=True)
+    window = MainWindow(panel_registry(), choice, config_dir())
     arrange(window)
 
     def shoot() -> None:
@@ -46,15 +58,27 @@ def take(arrange: Callable[[Any], None], output: Path, settle_ms: int = SETTLE_M
 
 
 def main() -> int:
-    layout = sys.argv[1] if len(sys.argv) > 1 else "Field laptop"
-    output = Path(sys.argv[2]) if len(sys.argv) > 2 else OUTPUT
+    args = sys.argv[1:]
+    contract = bool(args) and args[0] == "--contract-robot"
+    args = args[1:] if contract else args
+    layout = args[0] if args else "Field laptop"
+    output = Path(args[1]) if len(args) > 1 else CONTRACT_OUTPUT if contract else OUTPUT
+    size = (1920, 1080) if contract else (1600, 960)
 
     def arrange(window: Any) -> None:
+        window.resize(*size)
         window.load_named_layout(layout)
-        window.resize(1600, 960)
         window.show()
 
-    return take(arrange, output)
+    if not contract:
+        return take(arrange, output)
+    sys.path.insert(0, str(REPO))
+    from tests.conftest import free_port
+    from tests.contract_robot import ContractRobot
+
+    endpoint = f"tcp/127.0.0.1:{free_port()}"
+    with ContractRobot("ctr-1", listen=endpoint):
+        return take(arrange, output, settle_ms=6000, endpoints=[endpoint])
 
 
 if __name__ == "__main__":
