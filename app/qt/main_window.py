@@ -4,7 +4,6 @@ the status bar and the connection."""
 from __future__ import annotations
 
 import gc
-import html
 import math
 import platform
 import time
@@ -21,14 +20,13 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QInputDialog,
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
     QWidget,
 )
 
-from app import logs, resources
+from app import resources
 from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layout
 from app.priority import lower_background
 from app.qt.frame_clock import FrameClock
@@ -39,6 +37,7 @@ from app.qt.panel_api import Panel, PanelRegistry
 from app.qt.playback import OPEN_LOG_SHORTCUT, PlaybackControls
 from app.qt.recording import RecordingControls
 from app.qt.safety_bar import SafetyBar
+from app.qt.status_strip import StatusStrip
 from app.station.active_robot import first_choice, remember_robot, remembered_robot
 from app.station.connection import Connection, ConnectionChoice
 from app.station.frame import FrameBatch
@@ -54,8 +53,6 @@ TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this
 # a second, all of it ahead of the camera's picture.
 VISIBLE_PERIOD_S = 0.1
 SETTLED_MS = 3000  # after the first show: the layout's panels have drawn (and imported)
-STATUS_TEXT_MAX = 160  # a longer connection problem is cut (the tooltip has it whole)
-STATUS_LABEL_MAX_PX = 480
 AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
     "right": Qt.DockWidgetArea.RightDockWidgetArea,
@@ -65,8 +62,6 @@ AREAS = {
 PANEL_MIN = QSize(320, 180)  # the most room a panel may insist on
 SAFETY_PERIOD_S = 0.066  # the arming banner and the e-stop refresh at ~15 Hz
 GAMEPAD_START_MS = 200  # SDL starts once the window has painted: the first frame never waits
-SESSION_COLOURS = {"online": "#3fb950", "connecting": "#d29922", "offline": "#f85149",
-                   "error": "#f85149", "playback": "#388bfd"}
 
 
 class MainWindow(QMainWindow):
@@ -104,7 +99,9 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AllowTabbedDocks
                             | QMainWindow.DockOption.AllowNestedDocks
                             | QMainWindow.DockOption.GroupedDragging)
-        self._build_status_bar()
+        self.status_strip = StatusStrip(self.statusBar(), lambda: self.station,
+                                        lambda: self.connection.choice.describe(),
+                                        self._alert_clicked)
         self._build_menus()
         self._build_safety_bar()
         self.operator = Operator(self.teleop, config_dir, self)
@@ -199,7 +196,7 @@ class MainWindow(QMainWindow):
         self.station.active_robot = robot_id
         if self._teleop is not None:
             self._teleop.select(robot_id)
-        self._robot_label.setText(f"Active: {robot_id}" if robot_id else "No active robot")
+        self.status_strip.show_active_robot(robot_id)
         if robot_id is not None and not self.station.status.playback:
             self._remembered_robot = robot_id
             remember_robot(self.config_dir, robot_id)
@@ -340,15 +337,10 @@ class MainWindow(QMainWindow):
 
     def _show_alerts(self) -> None:
         if not self._alerts:
-            self._alert_label.hide()
+            self.status_strip.hide_alert()
             return
         name, text = next(reversed(self._alerts.items()))
-        more = len(self._alerts) - 1
-        self._alert_label.setText(f"<a href='{name}' style='color:#ffffff;"
-                                  f"text-decoration:none'>⚠ {text}"
-                                  + (f" (+{more})" if more else "") + "</a>")
-        self._alert_label.setToolTip(f"{text}\n\nClick to see it")
-        self._alert_label.show()
+        self.status_strip.show_alert(name, text, len(self._alerts) - 1)
 
     def _alert_clicked(self, name: str) -> None:
         dock, panel = self._docks.get(name), self._panels.get(name)
@@ -416,7 +408,7 @@ class MainWindow(QMainWindow):
 
     def _take_rest(self) -> None:
         self._lanes = self.station.feeds.lane_stats()
-        self._refresh_status_bar()
+        self.status_strip.refresh()
         self.recording.refresh()
 
     # -- layouts ---------------------------------------------------------------------------
@@ -562,7 +554,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"Fieldstation — PLAYBACK {playback}" if playback
                             else "Fieldstation")
         self.back_to_live_action.setEnabled(bool(playback))
-        self._refresh_status_bar()
+        self.status_strip.refresh()
         self.recording.refresh()
 
     def _open_connection_dialog(self) -> None:
@@ -576,80 +568,6 @@ class MainWindow(QMainWindow):
             dialog.deleteLater()
 
     # -- chrome ----------------------------------------------------------------------------
-    def _build_status_bar(self) -> None:
-        bar = self.statusBar()
-        self._sim_badge = QLabel(" SIMULATION ")
-        self._sim_badge.setStyleSheet("background:#d29922;color:#111;font-weight:bold;"
-                                      "border-radius:3px;padding:1px 6px;")
-        self._playback_badge = QLabel(" PLAYBACK ")
-        self._playback_badge.setStyleSheet("background:#388bfd;color:#ffffff;"
-                                           "font-weight:bold;border-radius:3px;"
-                                           "padding:1px 6px;")
-        self._playback_badge.setToolTip("Showing a log: nothing is sent to any robot")
-        self._session_label = QLabel()
-        self._robots_label = QLabel()
-        self._errors_label = QLabel()
-        self._internal_label = QLabel()
-        self._internal_label.setToolTip("Errors inside Fieldstation: click to see them")
-        self._internal_label.linkActivated.connect(lambda _: self.show_internal_errors())
-        self._robot_label = QLabel("No active robot")
-        self._alert_label = QLabel()
-        self._alert_label.setStyleSheet("background:#b62324;color:#ffffff;font-weight:bold;"
-                                        "border-radius:3px;padding:1px 6px;")
-        self._alert_label.setToolTip("Click to see it")
-        self._alert_label.linkActivated.connect(self._alert_clicked)
-        self._alert_label.hide()
-        for label in (self._session_label, self._alert_label):
-            # Long text (a refused connection, a fault's message) is cut, the tooltip has
-            # it whole: nothing in the status bar may widen the window past the screen.
-            label.setMaximumWidth(STATUS_LABEL_MAX_PX)
-        bar.insertPermanentWidget(0, self._alert_label)  # a message must not hide it
-        for widget in (self._sim_badge, self._playback_badge, self._session_label,
-                       self._robots_label, self._errors_label, self._internal_label,
-                       self._robot_label):
-            bar.addPermanentWidget(widget)
-        self._refresh_status_bar()
-
-    def _refresh_status_bar(self) -> None:
-        status = self.station.status
-        self._sim_badge.setVisible(status.simulation)
-        self._playback_badge.setVisible(bool(status.playback))
-        colour = SESSION_COLOURS.get(status.session, "#aaa")
-        where = status.playback or self.connection.choice.describe()
-        # Why there is no session (a refused password, an untrusted certificate) is news.
-        problem = status.detail if status.session in ("error", "offline") else ""
-        shown = problem if len(problem) <= STATUS_TEXT_MAX else \
-            problem[:STATUS_TEXT_MAX - 1] + "…"
-        self._session_label.setText(f"<span style='color:{colour}'>●</span> {status.session}"
-                                    f" — {html.escape(shown or where, quote=False)}")
-        self._session_label.setToolTip(status.detail or where)
-        self._robots_label.setText(f"{status.robots_online} robot"
-                                   f"{'' if status.robots_online == 1 else 's'} online")
-        errors = status.decode_errors
-        self._errors_label.setText(f"{errors} decode error{'' if errors == 1 else 's'}")
-        self._errors_label.setStyleSheet("color:#f85149;" if errors else "")
-        internal = self.station.incidents.count
-        self._internal_label.setVisible(internal > 0)
-        if internal:
-            self._internal_label.setText(
-                f"<a href='#' style='color:#f85149'>{internal} internal "
-                f"error{'' if internal == 1 else 's'}</a>")
-
-    def internal_errors_text(self) -> str:
-        lines = [f"{time.strftime('%H:%M:%S', time.localtime(i.when))}  {i.where}: {i.what}"
-                 for i in reversed(self.station.incidents.recent())]
-        where = logs.log_path()
-        if where is not None:
-            lines.append(f"\nFull tracebacks: {where}")
-        return "\n".join(lines) or "No internal errors."
-
-    def show_internal_errors(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Internal errors",
-                          f"{self.station.incidents.count} internal errors; newest first.",
-                          QMessageBox.StandardButton.Close, self)
-        box.setDetailedText(self.internal_errors_text())
-        box.exec()
-
     def _build_menus(self) -> None:
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")

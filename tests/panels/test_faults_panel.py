@@ -39,10 +39,11 @@ def test_a_critical_fault_appears_first_and_notifies(make_main_window, rover_fle
     (name, text), = window.alerts().items()
     assert text.startswith("CRITICAL fault TILT_LIMIT on rover-1")
     assert window._docks[name].windowTitle() == "⚠ Faults"
-    assert window._alert_label.isVisible() and "TILT_LIMIT" in window._alert_label.text()
+    alert = window.status_strip.alert_label
+    assert alert.isVisible() and "TILT_LIMIT" in alert.text()
     window._alert_clicked(name)  # clicked in the status bar: seen
     assert window.alerts() == {} and window._docks[name].windowTitle() == "Faults"
-    assert not window._alert_label.isVisible()
+    assert not window.status_strip.alert_label.isVisible()
 
 
 def test_acknowledging_persists_across_a_restart_of_the_panel(

@@ -78,7 +78,7 @@ def test_selecting_a_robot_makes_it_the_active_robot(make_main_window, fleet, qt
                      pos=panel.view.visualRect(index).center())
     assert window.active_robot == "humanoid-1"
     assert window.station.active_robot == "humanoid-1"
-    assert "humanoid-1" in window._robot_label.text()
+    assert "humanoid-1" in window.status_strip.robot_label.text()
     qtbot.waitUntil(lambda: cell(panel.view, "humanoid-1", MODEL,
                                  Qt.ItemDataRole.BackgroundRole) == HIGHLIGHT, timeout=1_000)
     assert cell(panel.view, "rover-1", MODEL, Qt.ItemDataRole.BackgroundRole) is None

@@ -158,7 +158,7 @@ def test_decode_errors_are_shown_on_their_topic(make_main_window, fleet, free_en
     tooltip = cell(panel.view, junk, ERRORS, Qt.ItemDataRole.ToolTipRole)
     assert tooltip.startswith("Last error: ") and "malformed ×" in tooltip
     assert cell(panel.view, MOTION, ERRORS) == "0"
-    qtbot.waitUntil(lambda: "0 decode errors" not in window._errors_label.text(),
+    qtbot.waitUntil(lambda: "0 decode errors" not in window.status_strip.errors_label.text(),
                     timeout=2_000)
 
 

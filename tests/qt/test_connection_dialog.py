@@ -122,7 +122,7 @@ def test_choosing_in_the_dialog_reconnects_the_window(
         make_main_window, fleet, free_endpoint: str, qtbot, monkeypatch) -> None:
     window = make_main_window(show=True, choice=ConnectionChoice(
         simulation=False, endpoints=["tcp/127.0.0.1:9"]))  # nothing listens there
-    assert window._sim_badge.isHidden()
+    assert window.status_strip.sim_badge.isHidden()
 
     def choose(mode: int, endpoints: str):
         def exec_(self: ConnectionDialog) -> int:
@@ -135,18 +135,19 @@ def test_choosing_in_the_dialog_reconnects_the_window(
 
     choose(PEER, free_endpoint)  # the fleet
     assert window.connection.choice.endpoints == [free_endpoint]
-    qtbot.waitUntil(lambda: f"online — {free_endpoint}" in window._session_label.text(),
+    qtbot.waitUntil(lambda: f"online — {free_endpoint}" in window.status_strip.session_label.text(),
                     timeout=10_000)
-    qtbot.waitUntil(lambda: "3 robots online" in window._robots_label.text(), timeout=10_000)
-    assert window._sim_badge.isHidden()
+    qtbot.waitUntil(lambda: "3 robots online" in window.status_strip.robots_label.text(),
+                    timeout=10_000)
+    assert window.status_strip.sim_badge.isHidden()
     remembered = json.loads((window.config_dir / "connection.json").read_text())
     assert remembered["endpoints"] == [free_endpoint] and not remembered["simulation"]
 
     choose(SIM, free_endpoint)
     assert window.connection.sim is not None
-    qtbot.waitUntil(window._sim_badge.isVisible, timeout=5_000)
-    assert "embedded simulated fleet" in window._session_label.text()
+    qtbot.waitUntil(window.status_strip.sim_badge.isVisible, timeout=5_000)
+    assert "embedded simulated fleet" in window.status_strip.session_label.text()
 
     choose(PEER, free_endpoint)
-    qtbot.waitUntil(lambda: window._sim_badge.isHidden(), timeout=5_000)
-    assert free_endpoint in window._session_label.text()
+    qtbot.waitUntil(lambda: window.status_strip.sim_badge.isHidden(), timeout=5_000)
+    assert free_endpoint in window.status_strip.session_label.text()

@@ -49,6 +49,6 @@ def test_robots_that_connect_to_the_listening_window_show_up(
                                                                  listen=[free_endpoint]))
     # The fleet's router and robots dial the station; nothing listens on their side.
     with SimFleet(["car"], listen=[], connect=[free_endpoint], points=1000):
-        qtbot.waitUntil(lambda: "1 robot online" in window._robots_label.text(),
+        qtbot.waitUntil(lambda: "1 robot online" in window.status_strip.robots_label.text(),
                         timeout=10_000)
-    assert "listening on " + free_endpoint in window._session_label.text()
+    assert "listening on " + free_endpoint in window.status_strip.session_label.text()

@@ -21,7 +21,8 @@ def test_every_registered_panel_opens_in_its_own_dock(make_main_window) -> None:
 def test_status_bar_shows_robots_online(make_main_window, fleet, qtbot) -> None:
     window = make_main_window(show=True)
     qtbot.waitUntil(lambda: window.station.status.session == "online", timeout=10_000)
-    qtbot.waitUntil(lambda: "3 robots online" in window._robots_label.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "3 robots online" in window.status_strip.robots_label.text(),
+                    timeout=10_000)
     wait_for(lambda: {r.robot_id for r in window.station.robots() if r.catalog} ==
              {"rover-1", "humanoid-1", "car-1"}, timeout=10)
 
@@ -29,14 +30,14 @@ def test_status_bar_shows_robots_online(make_main_window, fleet, qtbot) -> None:
 def test_internal_errors_show_in_the_status_bar(make_main_window, qtbot) -> None:
     window = make_main_window(show=True)
     window.tick()
-    assert window._internal_label.isHidden()
+    assert window.status_strip.internal_label.isHidden()
     try:
         raise RuntimeError("lane exploded")
     except RuntimeError as exc:  # as a worker's guard records what it caught
         window.station.incidents.record("lane fleet/x/y", exc)
-    qtbot.waitUntil(lambda: window._internal_label.isVisible(), timeout=3_000)
-    assert "1 internal error" in window._internal_label.text()
-    details = window.internal_errors_text()
+    qtbot.waitUntil(lambda: window.status_strip.internal_label.isVisible(), timeout=3_000)
+    assert "1 internal error" in window.status_strip.internal_label.text()
+    details = window.status_strip.internal_errors_text()
     assert "lane fleet/x/y: RuntimeError: lane exploded" in details
 
 

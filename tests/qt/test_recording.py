@@ -124,8 +124,9 @@ def test_a_log_opens_in_playback_with_its_robots_a_timeline_and_no_commands(
     qtbot.waitUntil(lambda: online(window) == {"rover-1", "humanoid-1", "car-1"},
                     timeout=5_000)
     window.tick()
-    window._refresh_status_bar()
-    assert window._playback_badge.isVisible() and not window._sim_badge.isVisible()
+    window.status_strip.refresh()
+    strip = window.status_strip
+    assert strip.playback_badge.isVisible() and not strip.sim_badge.isVisible()
     assert window.windowTitle() == f"Fieldstation — PLAYBACK {path.name}"
     assert window.playback.toolbar.isVisible()
     assert not window.recording.record_action.isEnabled()

@@ -26,10 +26,10 @@ def test_the_window_says_the_router_wants_a_password(make_main_window, qtbot, tm
         assert not choice.simulation and choice.mode == "client"  # the file's mode
         window = make_main_window(show=True, choice=choice)
         qtbot.waitUntil(lambda: "requires a user name and password"
-                        in window._session_label.text(), timeout=10_000)
-        assert window._session_label.text().split("</span> ", 1)[1].startswith(
+                        in window.status_strip.session_label.text(), timeout=10_000)
+        assert window.status_strip.session_label.text().split("</span> ", 1)[1].startswith(
             f"error — cannot connect to tls/localhost:{depot.port}: the router refused the "
             "session")
-        assert window._robots_label.text() == "0 robots online"
+        assert window.status_strip.robots_label.text() == "0 robots online"
     finally:
         router.close()

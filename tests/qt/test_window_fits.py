@@ -33,8 +33,8 @@ def test_long_status_text_never_widens_the_window(
     window = make_main_window(show=True)
     QApplication.processEvents()
     width = window.width()
-    window._session_label.setText("error — " + "the router refused the session " * 20)
-    window._alert_label.setText("⚠ " + "TILT_LIMIT: the robot is tilting " * 20)
-    window._alert_label.show()
+    window.status_strip.session_label.setText("error — " + "the router refused the session " * 20)
+    window.status_strip.alert_label.setText("⚠ " + "TILT_LIMIT: the robot is tilting " * 20)
+    window.status_strip.alert_label.show()
     QApplication.processEvents()
     assert window.width() == width
