@@ -1,25 +1,48 @@
-"""isaac attachments (``transport.Buffers``) read without copying a byte.
+"""isaac attachments (``transport.Buffers``) read without copying a byte, and written with
+one copy.
 
 pycapnp returns each element of a ``List(Data)`` as a ``bytes`` copy, so a 16 MB point cloud
 would be copied again on every sample. This module walks the few pointers of that one
 message by hand instead, with the bounds checks Cap'n Proto makes, far pointers included
 (pycapnp writers put large Data in segments of their own). Each buffer is resolved when it
 is asked for, so decoding costs the same for 1 buffer or a million.
+
+Writing (``encode_buffers``, with ``fill_tensor`` for the ``TensorProto`` that names a
+buffer) lays the message out directly, so each buffer's bytes are copied exactly once. numpy
+is imported only when an array is handed in: reading stays on the window's start-up path.
 """
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from typing import overload
+from typing import TYPE_CHECKING, Any, overload
 
 from app.codec.errors import MalformedMessage, OversizedMessage
 from app.codec.framing import split_segments
 from app.codec.limits import ATTACHMENT
 
+if TYPE_CHECKING:
+    import numpy as np
+
 STRUCT, LIST, FAR = 0, 1, 2
 BYTE_ELEMENTS = 2
 POINTER_ELEMENTS = 6
+
+# numpy dtype (kind, itemsize) -> isaac.ElementType enumerant, byte order aside.
+ELEMENT_NAMES: dict[tuple[str, int], str] = {
+    ("u", 1): "uint8",
+    ("u", 2): "uint16",
+    ("f", 4): "float32",
+    ("f", 8): "float64",
+    ("f", 2): "float16",
+    ("u", 4): "uint32",
+    ("u", 8): "uint64",
+    ("i", 1): "int8",
+    ("i", 2): "int16",
+    ("i", 4): "int32",
+    ("i", 8): "int64",
+}
 
 
 class Buffers(Sequence[memoryview]):
@@ -122,3 +145,71 @@ def _word(segments: list[memoryview], segment: int, at: int) -> int:
 def _check(segments: list[memoryview], segment: int, start: int, words: int) -> None:
     if segment >= len(segments) or start < 0 or 8 * (start + words) > len(segments[segment]):
         raise MalformedMessage("attachment pointer out of bounds")
+
+
+# -- encoding -------------------------------------------------------------------------------
+def element_type_name(dtype: np.dtype) -> str:
+    """The isaac ``ElementType`` enumerant of a numpy dtype."""
+    import numpy as np
+
+    normal = np.dtype(dtype)
+    name = ELEMENT_NAMES.get((normal.kind, normal.itemsize))
+    if name is None:
+        raise ValueError(f"no isaac element type for {dtype}")
+    return name
+
+
+def fill_tensor(tensor: Any, array: np.ndarray, buffer_index: int) -> None:
+    """Sets a ``TensorProto`` builder to describe ``array`` stored in buffer ``buffer_index``."""
+    tensor.elementType = element_type_name(array.dtype)
+    tensor.sizes = [int(size) for size in array.shape]
+    tensor.dataBufferIndex = buffer_index
+
+
+def buffers_layout(sizes: Sequence[int]) -> tuple[int, list[int]]:
+    """Total byte length of a ``transport.Buffers`` message holding buffers of ``sizes`` bytes,
+    and the byte offset where each buffer's data starts in it."""
+    count = len(sizes)
+    word = 8 + 16 + 8 * count  # segment table, root pointer + list pointer, element pointers
+    offsets = []
+    for size in sizes:
+        offsets.append(word)
+        word += -(-size // 8) * 8
+    return word, offsets
+
+
+def encode_buffers(buffers: Sequence[bytes | bytearray | memoryview | np.ndarray]) -> bytearray:
+    """One ``transport.Buffers`` Cap'n Proto message (single segment) holding ``buffers``.
+
+    Written directly rather than through pycapnp so each buffer is copied exactly once.
+    """
+    views = [_byte_view(buffer) for buffer in buffers]
+    total, offsets = buffers_layout([len(view) for view in views])
+    out = bytearray(total)
+    count = len(views)
+    # Segment table: one segment of (total - 8) / 8 words.
+    struct.pack_into("<II", out, 0, 0, (total - 8) // 8)
+    # Root: struct pointer, offset 0, no data words, one pointer.
+    struct.pack_into("<Q", out, 8, 1 << 48)
+    # Buffers.buffers: list pointer, offset 0, element size 6 (pointer), count elements.
+    struct.pack_into("<Q", out, 16, 1 | (6 << 32) | (count << 35))
+    for i, (view, offset) in enumerate(zip(views, offsets, strict=True)):
+        pointer_at = 24 + 8 * i
+        relative = (offset - (pointer_at + 8)) // 8
+        # Data element: list pointer, element size 2 (byte), len(view) elements.
+        struct.pack_into("<Q", out, pointer_at, 1 | (relative << 2) | (2 << 32) | (len(view) << 35))
+        out[offset : offset + len(view)] = view
+    return out
+
+
+def _byte_view(buffer: bytes | bytearray | memoryview | np.ndarray) -> memoryview:
+    raw: Any = buffer
+    if not isinstance(buffer, bytes | bytearray | memoryview):
+        import numpy as np
+
+        if isinstance(buffer, np.ndarray):
+            raw = np.ascontiguousarray(buffer).data
+    view = memoryview(raw).cast("B")
+    if len(view) >= 1 << 29:
+        raise ValueError(f"buffer of {len(view)} bytes exceeds a Cap'n Proto Data field")
+    return view

@@ -2,14 +2,13 @@
 
 Isaac keeps bulk data out of the message: a ``TensorProto`` or ``ImageProto`` names a buffer by
 ``dataBufferIndex``, and the buffers travel in the zenoh attachment as ``transport.Buffers``
-(PROTOCOL.md, "Isaac buffers"). Decoding views those bytes without copying; encoding writes a
-``transport.Buffers`` message in one pass so a 1M-point cloud costs one copy of its bytes.
+(PROTOCOL.md, "Isaac buffers"). Decoding views those bytes without copying; writing them is
+the wire's job (``app.codec.buffers.encode_buffers`` and ``fill_tensor``).
 """
 
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,19 +33,6 @@ ELEMENT_DTYPES: dict[int, np.dtype] = {
     8: np.dtype("<i2"),  # int16
     9: np.dtype("<i4"),  # int32
     10: np.dtype("<i8"),  # int64
-}
-ELEMENT_NAMES: dict[np.dtype, str] = {
-    np.dtype("<u1"): "uint8",
-    np.dtype("<u2"): "uint16",
-    np.dtype("<f4"): "float32",
-    np.dtype("<f8"): "float64",
-    np.dtype("<f2"): "float16",
-    np.dtype("<u4"): "uint32",
-    np.dtype("<u8"): "uint64",
-    np.dtype("<i1"): "int8",
-    np.dtype("<i2"): "int16",
-    np.dtype("<i4"): "int32",
-    np.dtype("<i8"): "int64",
 }
 
 
@@ -118,66 +104,6 @@ def _root_of(decoded: DecodedMessage, type_name: str) -> Any:
     if decoded.type_name != type_name:
         raise ValueError(f"expected {type_name}, got {decoded.type_name}")
     return decoded.root
-
-
-# -- encoding -------------------------------------------------------------------------------
-def element_type_name(dtype: np.dtype) -> str:
-    """The isaac ``ElementType`` enumerant of a numpy dtype."""
-    name = ELEMENT_NAMES.get(np.dtype(dtype).newbyteorder("<"))
-    if name is None:
-        raise ValueError(f"no isaac element type for {dtype}")
-    return name
-
-
-def fill_tensor(tensor: Any, array: np.ndarray, buffer_index: int) -> None:
-    """Sets a ``TensorProto`` builder to describe ``array`` stored in buffer ``buffer_index``."""
-    tensor.elementType = element_type_name(array.dtype)
-    tensor.sizes = [int(size) for size in array.shape]
-    tensor.dataBufferIndex = buffer_index
-
-
-def buffers_layout(sizes: Sequence[int]) -> tuple[int, list[int]]:
-    """Total byte length of a ``transport.Buffers`` message holding buffers of ``sizes`` bytes,
-    and the byte offset where each buffer's data starts in it."""
-    count = len(sizes)
-    word = 8 + 16 + 8 * count  # segment table, root pointer + list pointer, element pointers
-    offsets = []
-    for size in sizes:
-        offsets.append(word)
-        word += -(-size // 8) * 8
-    return word, offsets
-
-
-def encode_buffers(buffers: Sequence[bytes | bytearray | memoryview | np.ndarray]) -> bytearray:
-    """One ``transport.Buffers`` Cap'n Proto message (single segment) holding ``buffers``.
-
-    Written directly rather than through pycapnp so each buffer is copied exactly once.
-    """
-    views = [_byte_view(buffer) for buffer in buffers]
-    total, offsets = buffers_layout([len(view) for view in views])
-    out = bytearray(total)
-    count = len(views)
-    # Segment table: one segment of (total - 8) / 8 words.
-    struct.pack_into("<II", out, 0, 0, (total - 8) // 8)
-    # Root: struct pointer, offset 0, no data words, one pointer.
-    struct.pack_into("<Q", out, 8, 1 << 48)
-    # Buffers.buffers: list pointer, offset 0, element size 6 (pointer), count elements.
-    struct.pack_into("<Q", out, 16, 1 | (6 << 32) | (count << 35))
-    for i, (view, offset) in enumerate(zip(views, offsets, strict=True)):
-        pointer_at = 24 + 8 * i
-        relative = (offset - (pointer_at + 8)) // 8
-        # Data element: list pointer, element size 2 (byte), len(view) elements.
-        struct.pack_into("<Q", out, pointer_at, 1 | (relative << 2) | (2 << 32) | (len(view) << 35))
-        out[offset : offset + len(view)] = view
-    return out
-
-
-def _byte_view(buffer: bytes | bytearray | memoryview | np.ndarray) -> memoryview:
-    raw = np.ascontiguousarray(buffer).data if isinstance(buffer, np.ndarray) else buffer
-    view = memoryview(raw).cast("B")
-    if len(view) >= 1 << 29:
-        raise ValueError(f"buffer of {len(view)} bytes exceeds a Cap'n Proto Data field")
-    return view
 
 
 def point_colors_to_numpy(decoded: DecodedMessage) -> np.ndarray | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.convert.isaac import buffers_layout, encode_buffers
+from app.codec.buffers import buffers_layout, encode_buffers
 from app.sim.kinematics import Pose2D
 from app.sim.scene import BoxSet, SceneObject, yaw_matrix
 

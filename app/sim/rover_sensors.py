@@ -24,8 +24,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from app.codec.buffers import encode_buffers, fill_tensor
 from app.codec.registry import registry
-from app.convert.isaac import encode_buffers, fill_tensor
 from app.sim.kinematics import Pose2D
 from app.sim.robot import SimRobot
 from app.sim.rover_camera import Camera, CameraFrame

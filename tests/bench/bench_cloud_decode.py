@@ -7,9 +7,10 @@ import time
 
 import numpy as np
 
+from app.codec.buffers import encode_buffers, fill_tensor
 from app.codec.decode import decode, encoding_for
 from app.codec.registry import registry
-from app.convert.isaac import encode_buffers, fill_tensor, point_cloud_to_numpy
+from app.convert.isaac import point_cloud_to_numpy
 from tests.bench.common import iterations, median, report
 
 POINTS = 1_000_000

@@ -22,8 +22,8 @@ import numpy as np
 from app.bus.config import BusConfig
 from app.bus.publisher import Publisher, Traffic
 from app.bus.session import BusSession
+from app.codec.buffers import encode_buffers, fill_tensor
 from app.codec.registry import registry
-from app.convert.isaac import encode_buffers, fill_tensor
 from app.qt.application import create_application
 from app.station.interests import Converted
 from app.station.station import Station

@@ -6,12 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from app.codec.buffers import encode_buffers, fill_tensor
 from app.codec.decode import DecodedMessage, decode, encoding_for
 from app.codec.errors import MalformedMessage, MissingAttachment
 from app.codec.registry import registry
 from app.convert.isaac import (
-    encode_buffers,
-    fill_tensor,
     image_to_numpy,
     point_cloud_to_numpy,
     point_intensities_to_numpy,

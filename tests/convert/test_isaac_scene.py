@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
+from app.codec.buffers import encode_buffers, fill_tensor
 from app.codec.decode import DecodedMessage, decode, encoding_for
 from app.codec.registry import registry
-from app.convert.isaac import encode_buffers, fill_tensor
 from app.convert.models import Boxes, PointCloud, Poses, Transforms
 from app.convert.registry import ConversionError, get_converter, scene_converter_for
 

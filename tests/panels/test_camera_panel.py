@@ -16,8 +16,8 @@ from PySide6.QtGui import QImage
 
 from app.bus.publisher import Publisher, Traffic
 from app.bus.session import BusSession
+from app.codec.buffers import encode_buffers
 from app.codec.registry import registry
-from app.convert.isaac import encode_buffers
 from tests.bus.helpers import wait_until_heard
 from tests.widgets.view_pixels import shown_pixels as grab
 

@@ -6,11 +6,11 @@ from typing import Any
 
 import numpy as np
 
+from app.codec.buffers import encode_buffers
 from app.codec.decode import DecodedMessage, decode, encoding_for
 from app.codec.registry import registry
 from app.convert.camera.images import image_frame
 from app.convert.camera.model import CameraFrame
-from app.convert.isaac import encode_buffers
 
 
 def new(type_name: str, **fields: Any) -> Any:

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from app.codec.buffers import encode_buffers
 from app.codec.decode import decode, encoding_for
 from app.codec.registry import registry
 from app.convert.camera.overlays import overlay_from
@@ -19,7 +20,6 @@ from app.convert.camera.projection import (
     project_boxes,
     project_model,
 )
-from app.convert.isaac import encode_buffers
 from app.convert.models import Box, Boxes
 from app.convert.registry import ConversionError, get_converter
 from app.scene.frames import TransformTree
