@@ -7,7 +7,6 @@ own. The panel's title (its dock's tab) names what it plots."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
@@ -20,6 +19,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from app.bus.stats import TopicStats
 from app.qt.panel_api import PanelHost
 from app.station.frame import FrameBatch
 from app.station.interests import Interest, Series
@@ -79,7 +79,7 @@ class PlotPanel(PanelBase):
         super().__init__(host)
         self._lines: list[_Line] = []
         self._window_s: float = DEFAULT_WINDOW_S
-        self._topics: dict[str, Any] = {}
+        self._topics: dict[str, TopicStats] = {}
         self._whole_log = False  # chosen; shown while a log plays
         self._log: LogSeriesLoader | None = None  # reads the series of the log playing
         # pyqtgraph takes ~0.3 s to import: pay it when a plot opens, not at start-up.
@@ -88,10 +88,12 @@ class PlotPanel(PanelBase):
         self.view = PlotView()
         self.view.pausedChanged.connect(self._on_view_paused)
 
-        self.add_button = QToolButton(text="+ Series")
+        self.add_button = QToolButton()
+        self.add_button.setText("+ Series")
         self.add_button.setToolTip("Plot a numeric field of a topic")
         self.add_button.clicked.connect(lambda: self.open_picker())
-        self.series_button = QToolButton(text="Series")
+        self.series_button = QToolButton()
+        self.series_button.setText("Series")
         self.series_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.series_button.setMenu(QMenu(self.series_button))
         self.series_button.menu().setToolTipsVisible(True)
@@ -106,13 +108,15 @@ class PlotPanel(PanelBase):
         self.axis_box.addItems(["Relative time", "Wall clock"])
         self.axis_box.setToolTip("x axis: seconds before now, or local time of day")
         self.axis_box.currentIndexChanged.connect(lambda i: self.view.set_wall_clock(i == 1))
-        self.pause_button = QToolButton(text="Pause", checkable=True)
+        self.pause_button = QToolButton()
+        self.pause_button.setText("Pause")
+        self.pause_button.setCheckable(True)
         self.pause_button.setToolTip("Stop following (data keeps arriving); zooming or "
                                      "panning with the mouse pauses too")
         self.pause_button.toggled.connect(self.set_paused)
         bar = QHBoxLayout()
-        for widget in (self.add_button, self.series_button):
-            bar.addWidget(widget)
+        for button in (self.add_button, self.series_button):
+            bar.addWidget(button)
         bar.addStretch(1)
         for widget in (self.window_box, self.axis_box, self.pause_button):
             bar.addWidget(widget)
@@ -122,9 +126,11 @@ class PlotPanel(PanelBase):
         self.topic_box.currentTextChanged.connect(self._on_picker_topic)
         self.path_box = ChoiceBox("Field path, e.g. motion.velocity.linearMps")
         self.path_box.lineEdit().returnPressed.connect(self._add_from_picker)
-        add = QToolButton(text="Add")
+        add = QToolButton()
+        add.setText("Add")
         add.clicked.connect(self._add_from_picker)
-        cancel = QToolButton(text="✕")
+        cancel = QToolButton()
+        cancel.setText("✕")
         cancel.setToolTip("Close")
         cancel.clicked.connect(self.picker.hide)
         picker = QHBoxLayout(self.picker)
@@ -179,7 +185,7 @@ class PlotPanel(PanelBase):
         if not isinstance(series, list):
             problems.append("series")
         window = state.get("window_s", DEFAULT_WINDOW_S)
-        if isinstance(window, Real) and not isinstance(window, bool) and \
+        if isinstance(window, (int, float)) and not isinstance(window, bool) and \
                 MIN_WINDOW_S <= window <= MAX_WINDOW_S:
             self.set_window(window)
         else:
@@ -279,8 +285,8 @@ class PlotPanel(PanelBase):
         (self.path_box if key else self.topic_box).setFocus()
 
     # -- the whole log ---------------------------------------------------------------------
-    def _on_window_chosen(self, data: Any) -> None:
-        if data == WHOLE_LOG:
+    def _on_window_chosen(self, data: float | str) -> None:
+        if isinstance(data, str):  # WHOLE_LOG: the box's only data that is not seconds
             self.show_whole_log()
         else:
             self.set_window(data)
@@ -379,8 +385,10 @@ class PlotPanel(PanelBase):
         menu = self.series_button.menu()
         menu.clear()
         for key, path in self.series():
-            action = menu.addAction(f"Remove {key}:{path}",
-                                    lambda k=key, p=path: self.remove_series(k, p))
+            def remove(k: str = key, p: str = path) -> None:
+                self.remove_series(k, p)
+
+            action = menu.addAction(f"Remove {key}:{path}", remove)
             action.setToolTip(self.view.status(f"{key}:{path}")[0])
         if self._lines:
             menu.addSeparator()

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from app.scene.drawables import Pick
-    from app.scene.layers import Layer, LayerStyle
+    from app.scene.layers import Group, Layer, LayerStyle
 
 CAMERA_MODES = {"orbit": "Orbit", "top": "Top-down", "follow": "Follow robot"}
 AUTO_FRAME = "(auto)"
@@ -119,22 +119,25 @@ class Scene3DPanel(PanelBase):
             self.camera_box.addItem(text, mode)
         self.camera_box.currentIndexChanged.connect(
             lambda _: self.view.set_camera_mode(self.camera_box.currentData()))
-        reset = QToolButton(text="Reset view")
+        reset = QToolButton()
+        reset.setText("Reset view")
         reset.clicked.connect(self.view.reset_view)
-        self.grid_box = QCheckBox("Grid", checked=True)
+        self.grid_box = QCheckBox("Grid")
+        self.grid_box.setChecked(True)
         self.grid_box.toggled.connect(self.view.set_grid_visible)
-        self.axes_box = QCheckBox("Axes", checked=True)
+        self.axes_box = QCheckBox("Axes")
+        self.axes_box.setChecked(True)
         self.axes_box.toggled.connect(self.view.set_axes_visible)
-        self.frames_box = QCheckBox("Frame names", checked=False)
-        self.all_robots_box = QCheckBox("All robots", checked=False)
+        self.frames_box = QCheckBox("Frame names")
+        self.all_robots_box = QCheckBox("All robots")
         self.all_robots_box.setToolTip("Show the drawable topics of every online robot, "
                                        "not only the active one")
         bar = QHBoxLayout()
         for widget in (self.frame_box, self.camera_box, reset, self.goal_tool.button):
             bar.addWidget(widget)
         bar.addStretch(1)
-        for widget in (self.grid_box, self.axes_box, self.frames_box, self.all_robots_box):
-            bar.addWidget(widget)
+        for box in (self.grid_box, self.axes_box, self.frames_box, self.all_robots_box):
+            bar.addWidget(box)
 
         self.layer_list = QTreeWidget()
         self.layer_list.setHeaderLabels(["Layer", "Status"])
@@ -314,7 +317,7 @@ class Scene3DPanel(PanelBase):
             self.view.remove_group(group_id)
             self._pushed.pop(group_id, None)
 
-    def _push(self, layer: Layer, group: Any) -> None:
+    def _push(self, layer: Layer, group: Group) -> None:
         import numpy as np
 
         view_group = self.view.group(group.group_id)
@@ -453,7 +456,8 @@ class Scene3DPanel(PanelBase):
             return "nothing to draw", DIM_COLOUR
         stats = batch.topics.get(key)
         age = stats.age_s(batch.now) if stats is not None else None
-        if age is not None and age > max(STALE_AFTER_S, 3 / max(stats.rate_hz(batch.now), 1e-3)):
+        if stats is not None and age is not None and \
+                age > max(STALE_AFTER_S, 3 / max(stats.rate_hz(batch.now), 1e-3)):
             return f"stale ({age:.0f} s)", WARN_COLOUR
         lane = batch.lanes.get(key)
         notes = [f"{lane.dropped} dropped"] if lane is not None and lane.dropped else []
@@ -464,8 +468,7 @@ class Scene3DPanel(PanelBase):
     def _show_layers(self, batch: FrameBatch) -> None:
         self.layer_list.blockSignals(True)
         keys = list(self._wanted)
-        if [self.layer_list.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
-                for i in range(self.layer_list.topLevelItemCount())] != keys:
+        if [item.data(0, Qt.ItemDataRole.UserRole) for item in self._layer_items()] != keys:
             self.layer_list.clear()
             for key in keys:
                 item = QTreeWidgetItem([key.removeprefix(f"{self.host.station.root}/"), ""])
@@ -473,8 +476,7 @@ class Scene3DPanel(PanelBase):
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 item.setToolTip(0, f"{key}\n{self._wanted[key].type_name}")
                 self.layer_list.addTopLevelItem(item)
-        for i in range(self.layer_list.topLevelItemCount()):
-            item = self.layer_list.topLevelItem(i)
+        for item in self._layer_items():
             key = item.data(0, Qt.ItemDataRole.UserRole)
             layer = self._wanted[key]
             style = self._style(key)
@@ -487,6 +489,11 @@ class Scene3DPanel(PanelBase):
             item.setToolTip(1, text)
             item.setForeground(1, QColor(status_colour))
         self.layer_list.blockSignals(False)
+
+    def _layer_items(self) -> list[QTreeWidgetItem]:
+        items = (self.layer_list.topLevelItem(i)
+                 for i in range(self.layer_list.topLevelItemCount()))
+        return [item for item in items if item is not None]  # none is: i < count
 
     def _on_item_changed(self, item: QTreeWidgetItem, column: int) -> None:
         key = item.data(0, Qt.ItemDataRole.UserRole)

@@ -127,9 +127,9 @@ class StatusPanel(PanelBase):
         if v.last_at is None:
             t["Data age"].set("—", "no data")
         else:
-            age = now - v.last_at
-            state = "LOST" if age > LOST_S else "STALE" if age > STALE_S else "live"
-            t["Data age"].set(human_age(age), state,
+            data_age = now - v.last_at
+            state = "LOST" if data_age > LOST_S else "STALE" if data_age > STALE_S else "live"
+            t["Data age"].set(human_age(data_age), state,
                               ALARM if state == "LOST" else WARNING if state == "STALE"
                               else ONLINE)
 

@@ -14,15 +14,16 @@ class ChoiceBox(QComboBox):
         self.setEditable(True)
         self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.setMinimumContentsLength(18)
-        self._line().setPlaceholderText(placeholder)
+        self.lineEdit().setPlaceholderText(placeholder)
         completer = self.completer()
         assert completer is not None  # an editable combo box has one
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
 
-    def _line(self) -> QLineEdit:
-        line = self.lineEdit()
-        assert line is not None  # editable since __init__
+    def lineEdit(self) -> QLineEdit:
+        """The box's line edit; never None (the box is editable from ``__init__``)."""
+        line = super().lineEdit()
+        assert line is not None
         return line
 
     def choices(self) -> list[str]:
@@ -33,7 +34,7 @@ class ChoiceBox(QComboBox):
         the cursor is; leaves an open list alone unless ``text`` is given."""
         if text is None and (items == self.choices() or self.view().isVisible()):
             return
-        line = self._line()
+        line = self.lineEdit()
         keep, cursor = line.text(), line.cursorPosition()
         self.blockSignals(True)
         self.clear()
