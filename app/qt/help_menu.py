@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QIcon, QKeySequence
@@ -27,9 +26,6 @@ from PySide6.QtWidgets import (
 
 from app import resources
 
-if TYPE_CHECKING:
-    from app.qt.main_window import MainWindow
-
 # Beside the packages from source, and in the bundle's data folder (packaging's spec).
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = {"&User guide (README)": ROOT / "README.md",
@@ -42,16 +38,16 @@ class Shortcut:
     action: str  # what it does, e.g. "File ▸ Open log…"
 
 
-def build_help_menu(window: MainWindow) -> QMenu:
+def build_help_menu(window: QMainWindow, config_dir: Path, about_text: Callable[[], str]) -> QMenu:
     menu = window.menuBar().addMenu("&Help")
     for title, path in DOCUMENTS.items():
         _add(menu, title, partial(open_path, path))
     _add(menu, "&Keyboard shortcuts", lambda: show_shortcuts(window),
          QKeySequence.StandardKey.HelpContents)
-    _add(menu, "Open &data folder", lambda: open_data_folder(window.config_dir))
+    _add(menu, "Open &data folder", lambda: open_data_folder(config_dir))
     menu.addSeparator()
     about = _add(menu, "&About Fieldstation",
-                 lambda: QMessageBox.about(window, "About Fieldstation", window.about_text()))
+                 lambda: QMessageBox.about(window, "About Fieldstation", about_text()))
     about.setIcon(QIcon(str(resources.icon_path("about"))))
     return menu
 

@@ -7,16 +7,22 @@ from __future__ import annotations
 import copy
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
-from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QInputDialog,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+)
 
 from app import resources
 from app.layouts import DockRecord, Layout
+from app.qt.window_host import LayoutHost
 
-if TYPE_CHECKING:
-    from app.qt.main_window import MainWindow
 
 def same_arrangement(before: list[DockRecord], after: list[DockRecord]) -> bool:
     """Whether the operator left the docks as they were: the same panels in the same places
@@ -59,8 +65,9 @@ def export_file_name(layout_name: str, now: float) -> str:
 class LayoutMenu:
     """The window's Layouts menu and which layout is current (the one last loaded or saved)."""
 
-    def __init__(self, window: MainWindow, menu: QMenu) -> None:
-        self.window = window
+    def __init__(self, window: QMainWindow, host: LayoutHost, menu: QMenu) -> None:
+        self.window = window  # the dialogs'
+        self.host = host
         self.menu = menu
         self.name = ""
         self._baseline: list[DockRecord] = []
@@ -74,7 +81,7 @@ class LayoutMenu:
         unsaved. Qt groups tabs only once it lays the docks out, so a layout just applied
         says which docks share tabs."""
         self.name = name
-        docks = copy.deepcopy(self.window.current_layout(name).docks)
+        docks = copy.deepcopy(self.host.current_layout(name).docks)
         tabs = {d.object_name: d.tab_with for d in applied.docks} if applied else {}
         for dock in docks:
             dock.tab_with = tabs.get(dock.object_name, dock.tab_with)
@@ -85,10 +92,10 @@ class LayoutMenu:
         # A shown window groups tabs in its next layout pass: a layout applied a moment
         # ago reports none until then.
         QApplication.processEvents()
-        return not same_arrangement(self._baseline, self.window.current_layout(self.name).docks)
+        return not same_arrangement(self._baseline, self.host.current_layout(self.name).docks)
 
     def names(self) -> list[str]:
-        folder = self.window.layouts_dir()
+        folder = self.host.layouts_dir()
         shipped = resources.default_layout_names()
         saved = sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
         return shipped + [n for n in saved if n not in shipped]
@@ -146,7 +153,7 @@ class LayoutMenu:
         return answer == buttons.Discard
 
     def switch_to(self, name: str) -> bool:
-        switched = self.may_discard() and self.window.load_named_layout(name)
+        switched = self.may_discard() and self.host.load_named_layout(name)
         self._mark_current()
         return switched
 
@@ -163,7 +170,7 @@ class LayoutMenu:
                                         text=self.proposed_name())
         if not (ok and name.strip()):
             return False
-        self.window.save_named_layout(name.strip())
+        self.host.save_named_layout(name.strip())
         return True
 
     def import_layout(self) -> None:
@@ -176,13 +183,13 @@ class LayoutMenu:
         try:
             text = Path(path).read_bytes()
         except OSError as exc:
-            self.window.layout_refused(f"cannot read {path}: {exc.strerror or exc}")
+            self.host.layout_refused(f"cannot read {path}: {exc.strerror or exc}")
             return
-        layout = self.window.parsed_layout(text, Path(path).name)
+        layout = self.host.parsed_layout(text, Path(path).name)
         if layout is None or not self.may_discard():
             return
-        self.window.apply_layout(layout)
-        self.window.save_named_layout(Path(path).stem)
+        self.host.apply_layout(layout)
+        self.host.save_named_layout(Path(path).stem)
         self.took(Path(path).stem, layout)
 
     def export_layout(self) -> None:
@@ -192,11 +199,11 @@ class LayoutMenu:
         if not path:
             return
         try:
-            Path(path).write_text(self.window.current_layout(Path(path).stem).to_json())
+            Path(path).write_text(self.host.current_layout(Path(path).stem).to_json())
         except OSError as exc:
-            self.window.show_message(f"Layout not exported: {exc.strerror or exc}")
+            self.host.show_message(f"Layout not exported: {exc.strerror or exc}")
             if self.window.isVisible():
                 QMessageBox.warning(self.window, "Layout not exported",
                                     f"{path}: {exc.strerror or exc}")
             return
-        self.window.show_message(f"Layout exported to {path}")
+        self.host.show_message(f"Layout exported to {path}")

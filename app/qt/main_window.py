@@ -105,8 +105,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_safety_bar()
         self.operator = Operator(self.teleop, config_dir, self)
-        self.recording = RecordingControls(self)
-        self.playback = PlaybackControls(self)
+        self.recording = RecordingControls(self, self)
+        self.playback = PlaybackControls(self, self)
         self.clock = FrameClock(self.tick, parent=self)
         self.station.feeds.set_waker(self.clock.wake)
         if start_clock:
@@ -581,7 +581,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
 
-        self.layouts = LayoutMenu(self, menu.addMenu("&Layouts"))
+        self.layouts = LayoutMenu(self, self, menu.addMenu("&Layouts"))
 
         view = menu.addMenu("&View")
         self._action(view, "Add &panel…", "Ctrl+T", self._choose_panel, "add-panel")
@@ -598,7 +598,7 @@ class MainWindow(QMainWindow):
         full_screen.setShortcuts([QKeySequence("F11"),
                                   *(k for k in standard if k != QKeySequence("F11"))])
 
-        build_help_menu(self)
+        build_help_menu(self, self.config_dir, self.about_text)
 
     def _build_safety_bar(self) -> None:
         """The arming banner, the E-STOP and its release in the menu bar's corner: on screen

@@ -9,13 +9,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QToolBar
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QProgressDialog,
+    QToolBar,
+)
 
 from app.qt.timeline_bar import TimelineBar, TimelineMarker
+from app.qt.window_host import PlaybackHost
 
 if TYPE_CHECKING:
     from app.logbook.markers import Marker
-    from app.qt.main_window import MainWindow
     from app.record.reader import LogReader
 
 OPEN_LOG_SHORTCUT = "Ctrl+Shift+O"
@@ -27,9 +33,10 @@ class PlaybackControls(QObject):
     _opened = Signal(object)  # a LogReader, or the LogError's text
     _marked = Signal(object, object)  # the reader, its markers
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: QMainWindow, host: PlaybackHost) -> None:
         super().__init__(window)
-        self.window = window
+        self.window = window  # the toolbar's and the dialogs'
+        self.host = host
         self.bar = TimelineBar()
         self.toolbar = QToolBar("Playback", window)
         self.toolbar.setObjectName("playback-bar")
@@ -62,15 +69,15 @@ class PlaybackControls(QObject):
         recordings and the black boxes holds the newest log, else the data folder."""
         if self._last_folder is not None and self._last_folder.is_dir():
             return self._last_folder
-        recording = self.window.recording
+        recording = self.host.recording
         return newest_logs_folder([recording.recordings_dir, recording.black_box_dir]) \
-            or self.window.config_dir
+            or self.host.config_dir
 
     def open_log(self, path: Path) -> None:
         """Indexes the log on a thread (a progress bar meanwhile), then plays it in place of
         the session, paused at its start."""
         if self._opening is not None and self._opening.is_alive():
-            self.window.show_message("A log is already being opened")
+            self.host.show_message("A log is already being opened")
             return
         dialog = QProgressDialog(f"Indexing {path.name}…", "", 0, 1000, self.window)
         dialog.setCancelButton(None)
@@ -107,7 +114,7 @@ class PlaybackControls(QObject):
             self._progress_dialog.deleteLater()
             self._progress_dialog = None
         if not isinstance(result, LogReader):
-            self.window.show_message(f"Log not opened: {result}")
+            self.host.show_message(f"Log not opened: {result}")
             self.log_failed.emit(str(result))
             if self.window.isVisible():  # said, without holding the window (and its tests)
                 box = QMessageBox(QMessageBox.Icon.Warning, "Log not opened", str(result),
@@ -116,22 +123,22 @@ class PlaybackControls(QObject):
                 box.open()
             return
         self._last_folder = result.path.parent
-        self.window.recording.stop_recording()
-        self.window.set_active_robot(None)
-        self.window.connection.play(result)
+        self.host.recording.stop_recording()
+        self.host.set_active_robot(None)
+        self.host.connection.play(result)
         self.markers = []
         self.bar.set_markers(())
         self.toolbar.show()
-        self.window.show_message(f"Playing {result.path.name}"
+        self.host.show_message(f"Playing {result.path.name}"
                                  + (f" — {'; '.join(result.problems)}" if result.problems
                                     else ""))
         threading.Thread(target=lambda: self._marked.emit(
-            result, find_markers(result, self.window.station.root)),
+            result, find_markers(result, self.host.station.root)),
             name="find markers", daemon=True).start()
-        self.window.refresh_mode()
+        self.host.refresh_mode()
 
     def _on_marked(self, reader: LogReader, markers: list[Marker]) -> None:
-        player = self.window.station.player
+        player = self.host.station.player
         if player is None or player.reader is not reader:
             return  # another log, or live again
         span = max(1, reader.end_ns - reader.start_ns)
@@ -141,16 +148,16 @@ class PlaybackControls(QObject):
 
     # -- playing ---------------------------------------------------------------------------
     def _player_do(self, what: str, *args: object) -> None:
-        player = self.window.station.player
+        player = self.host.station.player
         if player is not None:
             getattr(player, what)(*args)
             self.refresh()
 
     def refresh(self) -> None:
         """Each frame tick: where the log is."""
-        player = self.window.station.player
+        player = self.host.station.player
         if player is None:
-            if self.toolbar.isVisible() and not self.window.station.playback:
+            if self.toolbar.isVisible() and not self.host.station.playback:
                 self.toolbar.hide()
             return
         state = player.state()
@@ -159,7 +166,7 @@ class PlaybackControls(QObject):
 
     def back_to_live(self) -> None:
         self.toolbar.hide()
-        self.window.reconnect(self.window.connection.choice)
+        self.host.reconnect(self.host.connection.choice)
 
 
 def newest_logs_folder(folders: list[Path]) -> Path | None:

@@ -14,21 +14,18 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QLabel, QToolBar
+from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
 from app.logbook.incident_watch import IncidentWatch
 from app.logbook.station_tap import StationTap
 from app.qt.recording_meter import RecordingMeter, time_left
+from app.qt.window_host import RecordingHost
 from app.record.blackbox import BlackBox
 from app.record.retention import KEEP_BYTES, prune_oldest
 from app.record.writer import Recorder, RecorderStatus
-
-if TYPE_CHECKING:
-    from app.qt.main_window import MainWindow
 
 RECORD_SHORTCUT = "Ctrl+R"
 BLACK_BOX_SHORTCUT = "Ctrl+B"
@@ -48,17 +45,18 @@ def stamped_name(prefix: str) -> str:
 class RecordingControls(QObject):
     black_box_saved = Signal(str, str)  # path ("" if it failed), what happened
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: QMainWindow, host: RecordingHost) -> None:
         super().__init__(window)
-        self.window = window
-        self.recordings_dir = window.config_dir / "recordings"
-        self.black_box_dir = window.config_dir / "black-box"
+        self.window = window  # the toolbar's and the dialogs'
+        self.host = host
+        self.recordings_dir = host.config_dir / "recordings"
+        self.black_box_dir = host.config_dir / "black-box"
         self.recorder: Recorder | None = None
         self._meter: RecordingMeter | None = None
         self.last_file: Path | None = None  # the newest recording or black box saved
         self._record_tap: StationTap | None = None
         self.black_box = BlackBox()
-        self._box_tap = StationTap(window.station, self.black_box, name="black box",
+        self._box_tap = StationTap(host.station, self.black_box, name="black box",
                                    max_sample_bytes=BLACK_BOX_MAX_SAMPLE_BYTES, passive=True)
         self.incidents = IncidentWatch()
         self._saving = threading.Lock()
@@ -112,14 +110,14 @@ class RecordingControls(QObject):
         self.recorder = Recorder(path, split_bytes=split_bytes, split_s=split_s)
         self._meter = RecordingMeter(path.parent)
         self.saved_label.hide()
-        self._record_tap = StationTap(self.window.station, self.recorder, keys,
+        self._record_tap = StationTap(self.host.station, self.recorder, keys,
                                       name="recorder")
         self.record_action.blockSignals(True)
         self.record_action.setChecked(True)
         self.record_action.blockSignals(False)
         what = ", ".join(keys) if keys else "every topic"
         path = self.recorder.status().path  # the first part's name when it splits
-        self.window.show_message(f"Recording {what} to {path}")
+        self.host.show_message(f"Recording {what} to {path}")
         self.refresh()
         return path
 
@@ -137,7 +135,7 @@ class RecordingControls(QObject):
         status = recorder.close()
         self._show_saved(status.path)
         dropped = sum(status.dropped.values())
-        self.window.show_message(
+        self.host.show_message(
             f"Recorded {status.messages} messages ({_size(status.bytes_written)}, "
             f"{status.duration_s:.1f} s) to {status.path}"
             + (f"; {dropped} dropped" if dropped else "")
@@ -178,13 +176,13 @@ class RecordingControls(QObject):
 
     def _saved(self, path: str, reason: str) -> None:
         if not path:
-            self.window.show_message(f"Black box {reason}")
+            self.host.show_message(f"Black box {reason}")
             return
         self.last_saved = Path(path)
         self._saved_clock = time.strftime("%H:%M:%S")
         self._show_saved(self.last_saved)
         how = "Black box saved" if reason.startswith(BY_HAND) else "Black box saved by itself"
-        self.window.show_message(f"{how} ({reason}): the last {self.black_box.seconds:g} s "
+        self.host.show_message(f"{how} ({reason}): the last {self.black_box.seconds:g} s "
                                  f"of every topic are in {path}")
 
     def _black_box_text(self) -> str:
@@ -207,14 +205,14 @@ class RecordingControls(QObject):
 
     # -- each refresh of the window's tables ---------------------------------------------------
     def refresh(self) -> None:
-        live = not self.window.station.playback
+        live = not self.host.station.playback
         self.record_action.setEnabled(live or self.recorder is not None)
         self.black_box_action.setEnabled(live)
         if self._signalled:
             self._signalled = False
             self.save_black_box("on SIGUSR1")
         if live:
-            for reason in self.incidents.check(self.window.station.vitals.snapshot()):
+            for reason in self.incidents.check(self.host.station.vitals.snapshot()):
                 self.save_black_box(reason)
         recorder = self.recorder
         if recorder is None:
