@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from app.convert.camera.model import ImageOverlay
 
 if TYPE_CHECKING:
-    from app.station.feeds import Delivery
+    from app.station.lane import Delivery
 
 HISTORY = 64  # overlays kept per topic: a few seconds of detections
 SYNC_TOLERANCE_S = 0.05

@@ -27,7 +27,7 @@ from app.convert.capnp_data import converting
 from app.convert.registry import ConversionError
 
 if TYPE_CHECKING:
-    from app.station.feeds import Delivery
+    from app.station.lane import Delivery
 
 VIDEO_COMPRESSIONS = frozenset({"h264", "h265", "vp8", "vp9"})  # bow ImageSample
 COMPRESSED_VIDEO = "foxglove.CompressedVideo"

@@ -17,8 +17,8 @@ from app.bus.catalog import CATALOG_TYPE
 from app.bus.keys import catalog_key, robot_key
 from app.bus.subscription import RawSample
 from app.record.format import LivelinessEvent, LoggedSample
-from app.station.feeds import Delivery
 from app.station.interests import Stream
+from app.station.lane import Delivery
 from app.station.robots import RobotInfo
 from app.station.station import Station
 

@@ -28,9 +28,10 @@ from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
 from app.station.commands import Commander
-from app.station.feeds import Consumer, Delivery, FeedHub
+from app.station.feeds import Consumer, FeedHub
 from app.station.incidents import Incidents
 from app.station.interests import Interest, Stream
+from app.station.lane import Delivery
 from app.station.listening import listening_plan
 from app.station.playback import LogTraffic
 from app.station.positions import FLEET_MOTION, POSE_TYPES, PositionBook

@@ -19,7 +19,7 @@ from app.bus.subscription import RawSample
 from app.camera.video_stream import VideoFeed
 from app.codec.decode import encoding_for
 from app.codec.registry import registry
-from app.station.feeds import Delivery
+from app.station.lane import Delivery
 from tests.bench.common import iterations, median, report
 from tests.convert.camera.streams import encode
 

@@ -17,7 +17,7 @@ from app.codec.decode import encoding_for
 from app.codec.errors import DecodeError
 from app.codec.registry import registry
 from app.convert.camera.video import RECOVERING, WAITING
-from app.station.feeds import Delivery
+from app.station.lane import Delivery
 from tests.convert.camera.streams import encode, pictures
 
 COUNT = 25

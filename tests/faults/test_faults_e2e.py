@@ -27,8 +27,8 @@ from app.record.reader import LogReader
 from app.record.writer import Recorder
 from app.sim.fleet import SimFleet
 from app.sim.robot import SimRobot
-from app.station.feeds import Delivery
 from app.station.interests import Converted, Latest, Stream
+from app.station.lane import Delivery
 from app.station.robots import RobotInfo
 from app.station.station import Station
 from app.teleop.arming import Arming
