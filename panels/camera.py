@@ -38,6 +38,8 @@ from panels.base import PanelBase
 from widgets.user_folders import pictures_folder
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from app.camera.projected import BoxProjector
     from app.camera.sources import Topic
     from app.camera.sync import OverlayHistory
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
     from app.station.feeds import Consumer
     from app.station.lane import Delivery
     from widgets.camera_view import CameraView
+
+    Handler = Callable[[Delivery], None]  # takes a sample on its key's lane thread
 
 AUTO = ""  # the camera choice that follows the active robot's first camera
 FPS_WINDOW_S = 2.0
@@ -84,7 +88,7 @@ class CameraPanel(PanelBase):
         self._depth_range: tuple[float, float] | None = None
         self._feed: VideoFeed | None = None
         self._histories: dict[str, OverlayHistory] = {}
-        self._handlers: dict[str, Any] = {}  # key -> lane-thread handler, replaced whole
+        self._handlers: dict[str, Handler] = {}  # key -> lane-thread handler, replaced whole
         self._projector: BoxProjector | None = None
         # what the drawn overlays were made of: (signature, the objects whose ids it holds)
         self._overlays_of: tuple[object, object] = ((), ())
@@ -98,28 +102,37 @@ class CameraPanel(PanelBase):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.camera_box.setToolTip("Camera: the active robot's first camera unless chosen")
         self.camera_box.activated.connect(lambda _: self._choose(self.camera_box.currentData()))
-        fit = QToolButton(text="Fit")
+        fit = QToolButton()
+        fit.setText("Fit")
         fit.setToolTip("Fit the image to the panel (double-click the image toggles 1:1)")
         fit.clicked.connect(self.view.fit)
-        one = QToolButton(text="1:1")
+        one = QToolButton()
+        one.setText("1:1")
         one.clicked.connect(self.view.one_to_one)
-        rotate = QToolButton(text="⟳ 90°")
+        rotate = QToolButton()
+        rotate.setText("⟳ 90°")
         rotate.setToolTip("Rotate clockwise")
         rotate.clicked.connect(self._rotate)
-        self.flip_h = QToolButton(text="⇆", checkable=True)
+        self.flip_h = QToolButton()
+        self.flip_h.setText("⇆")
         self.flip_h.setToolTip("Flip horizontally")
-        self.flip_v = QToolButton(text="⇅", checkable=True)
+        self.flip_v = QToolButton()
+        self.flip_v.setText("⇅")
         self.flip_v.setToolTip("Flip vertically")
         for button in (self.flip_h, self.flip_v):
+            button.setCheckable(True)
             button.toggled.connect(lambda _: self._orient())
-        self.overlay_button = QToolButton(text="Overlays")
+        self.overlay_button = QToolButton()
+        self.overlay_button.setText("Overlays")
         self.overlay_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.overlay_menu = QMenu(self)
         self.overlay_button.setMenu(self.overlay_menu)
-        self.range_button = QToolButton(text="Range: auto")
+        self.range_button = QToolButton()
+        self.range_button.setText("Range: auto")
         self.range_button.setToolTip("Colour-map range of depth and float images")
         self.range_button.clicked.connect(self._ask_range)
-        snapshot = QToolButton(text="Snapshot")
+        snapshot = QToolButton()
+        snapshot.setText("Snapshot")
         snapshot.setToolTip("Save the image with its overlays as a PNG")
         snapshot.clicked.connect(self._ask_snapshot)
         bar = QHBoxLayout()
@@ -143,8 +156,9 @@ class CameraPanel(PanelBase):
     # -- the panel contract --------------------------------------------------------------
     def interests(self) -> set[Interest]:
         wanted: set[Interest] = set()
-        if self._camera is not None and self._still_interest() is not None:
-            wanted.add(self._still_interest())  # type: ignore[arg-type]
+        still = self._still_interest()  # None without a camera
+        if still is not None:
+            wanted.add(still)
         if self._projector is not None and self._boxes_on:
             wanted |= set(self._projector.interests())
         return wanted
@@ -264,7 +278,7 @@ class CameraPanel(PanelBase):
             self.camera_box.blockSignals(False)
         self.camera_box.setCurrentIndex(max(self.camera_box.findData(self._choice), 0))
 
-    def _choose(self, choice: Any) -> None:
+    def _choose(self, choice: object) -> None:  # the camera box's data
         self._choice = choice if isinstance(choice, str) else AUTO
         self._camera = None
         self._topics_for = None  # re-chosen at the next frame
@@ -298,7 +312,8 @@ class CameraPanel(PanelBase):
         histories = {t.key: self._histories.get(t.key) or OverlayHistory()
                      for t in overlay_topics}
         self._histories = histories
-        handlers: dict[str, Any] = {key: _overlay_handler(h) for key, h in histories.items()}
+        handlers: dict[str, Handler] = {key: _overlay_handler(h)
+                                        for key, h in histories.items()}
         if self._feed is not None:
             handlers[self._camera.key] = self._feed.on_delivery
         if self._projector is not None:
@@ -530,7 +545,8 @@ class CameraPanel(PanelBase):
             self.host.show_message("Snapshot: no image yet")
             return False
         try:
-            saved = self.view.snapshot().save(path, "PNG")
+            # PySide6 6.11's stub types ``format`` as bytes, but the call takes only str
+            saved = self.view.snapshot().save(path, "PNG")  # type: ignore[call-overload]
         except ConversionError as exc:  # the full picture of a preview did not decode
             self.host.show_message(f"Snapshot: {exc}")
             return False
@@ -539,7 +555,7 @@ class CameraPanel(PanelBase):
         return saved
 
 
-def _overlay_handler(history: OverlayHistory) -> Any:
+def _overlay_handler(history: OverlayHistory) -> Handler:
     def handle(delivery: Delivery) -> None:
         from app.camera.sync import take_overlay
 
