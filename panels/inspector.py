@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bus.stats import TopicStats
+from app.codec.fields import UNKNOWN_MEMBER, DataSummary, ListSummary
 from app.qt.panel_api import PanelHost
 from app.render_text import to_json
 from app.station.frame import FrameBatch
@@ -26,7 +27,7 @@ from panels.base import PanelBase
 from panels.robot_keys import RobotKey
 from panels.schema_info import type_hints
 from widgets.choice_box import ChoiceBox
-from widgets.message_tree import MessageTree
+from widgets.message_tree import Bytes, Elided, Flagged, MessageTree
 
 ERROR_STYLE = "color:#f85149;"
 DIM_STYLE = "color:#82868c;"
@@ -35,6 +36,8 @@ FROZEN_BADGE = ("<span style='background:#d29922;color:#111;font-weight:bold;'>"
 PLOT_WINDOW_S = 60
 NUMERIC_HINTS = frozenset({"Bool", "Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16",
                            "UInt32", "UInt64", "Float32", "Float64"})
+UNKNOWN_MEMBER_TIP = ("The robot set a union member this schema does not know "
+                      "(a newer schema on the robot)")
 
 
 def stamp_text(stamp: float) -> str:
@@ -43,6 +46,22 @@ def stamp_text(stamp: float) -> str:
     day = "" if time.strftime("%Y-%m-%d", local) == time.strftime("%Y-%m-%d") \
         else time.strftime("%Y-%m-%d ", local)
     return f"{day}{time.strftime('%H:%M:%S', local)}.{int(stamp % 1 * 1000):03d}"
+
+
+def tree_nodes(value: Any) -> Any:
+    """A message's plain value (``app.codec.fields.plain``) as the message tree's nodes: long
+    lists and Data fields by their summaries, a union member this schema does not know as a
+    warning."""
+    if isinstance(value, dict):
+        return {key: Flagged(item, "not in this schema", UNKNOWN_MEMBER_TIP)
+                if key == UNKNOWN_MEMBER else tree_nodes(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [tree_nodes(item) for item in value]
+    if isinstance(value, ListSummary):
+        return Elided(value.length, [tree_nodes(item) for item in value.first])
+    if isinstance(value, DataSummary):
+        return Bytes(value.size, value.head)
+    return value
 
 
 def size_text(size: int) -> str:
@@ -169,7 +188,7 @@ class InspectorPanel(PanelBase):
         if self._shown is None:
             self.host.show_message("Inspector: nothing to copy yet")
             return False
-        QGuiApplication.clipboard().setText(to_json(self.tree.value()))
+        QGuiApplication.clipboard().setText(to_json(self._shown.tree))
         self.host.show_message(f"Copied {self._robot_key.key} as JSON")
         return True
 
@@ -199,7 +218,7 @@ class InspectorPanel(PanelBase):
             self._type_name = value.type_name
             self.tree.clear_value()
             self.tree.set_type_hint(type_hints(value.type_name))
-        self.tree.set_value(value.tree)
+        self.tree.set_value(tree_nodes(value.tree))
         self._shown, self._shown_seq, self._changed_at = value, value.seq, now
 
     def _show_header(self, batch: FrameBatch | None = None) -> None:

@@ -1,5 +1,9 @@
 """A tree of a plain nested value (dicts, lists, numbers, text), updated in place.
 
+Besides dicts, lists and scalars a value may hold the few nodes defined here: a long list
+cut short (:class:`Elided`), binary data (:class:`Bytes`) and a leaf shown as a warning
+(:class:`Flagged`). The caller turns its own types into these.
+
 Only what the user can see is kept current: a collapsed row stores its new value and
 refreshes its children when expanded, so a large message costs what its open rows cost.
 Rows are reused while the shape of the value stays the same, so expansion, selection and
@@ -11,12 +15,11 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
-
-from app.codec.fields import UNKNOWN_MEMBER, DataSummary, ListSummary
 
 Key = str | int
 Path = tuple[Key, ...]
@@ -29,8 +32,34 @@ DIM = QColor(130, 134, 140)
 WARN = QColor("#d29922")
 
 
+@dataclass(frozen=True)
+class Elided:
+    """A long list shown by its length and first items."""
+
+    length: int
+    first: list[Any]
+
+
+@dataclass(frozen=True)
+class Bytes:
+    """Binary data shown by its size and first bytes."""
+
+    size: int
+    head: bytes
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """A leaf shown as a warning: ``text`` in the value column, its field highlighted and
+    explained by ``tip``; ``value`` is what it stands for (its type and preview)."""
+
+    value: Any
+    text: str
+    tip: str
+
+
 class _More:
-    """The row standing for list items a ListSummary left out."""
+    """The row standing for list items an Elided list left out."""
 
     def __init__(self, count: int) -> None:
         self.count = count
@@ -88,7 +117,9 @@ def leaf_text(value: Any) -> str:
     if isinstance(value, str):
         flat = value.replace("\n", "⏎")
         return flat if len(flat) <= MAX_TEXT else flat[:MAX_TEXT] + "…"
-    if isinstance(value, DataSummary):
+    if isinstance(value, Flagged):
+        return leaf_text(value.value)
+    if isinstance(value, Bytes):
         more = " …" if value.size > len(value.head) else ""
         return f"{value.size} bytes: {value.head.hex(' ')}{more}"
     return str(value)
@@ -98,10 +129,12 @@ def kind_text(value: Any) -> str:
     """A type hint from the value alone (when no schema hint is given)."""
     if isinstance(value, dict):
         return "struct"
-    if isinstance(value, list | ListSummary):
+    if isinstance(value, list | Elided):
         return "list"
-    if isinstance(value, DataSummary):
+    if isinstance(value, Bytes):
         return "Data"
+    if isinstance(value, Flagged):
+        return kind_text(value.value)
     if isinstance(value, str):
         return "text"
     return "" if value is None else type(value).__name__
@@ -113,7 +146,7 @@ def _entries(value: Any) -> list[tuple[str, Any, Key | None]]:
         return [(str(k), v, k) for k, v in value.items()]
     if isinstance(value, list):
         return [(f"[{i}]", v, i) for i, v in enumerate(value)]
-    if isinstance(value, ListSummary):
+    if isinstance(value, Elided):
         rows: list[tuple[str, Any, Key | None]] = [
             (f"[{i}]", v, i) for i, v in enumerate(value.first)]
         return [*rows, ("…", _More(value.length - len(value.first)), None)]
@@ -121,11 +154,11 @@ def _entries(value: Any) -> list[tuple[str, Any, Key | None]]:
 
 
 def _is_container(value: Any) -> bool:
-    return isinstance(value, dict | list | ListSummary)
+    return isinstance(value, dict | list | Elided)
 
 
 def _has_children(value: Any) -> bool:
-    return value.length > 0 if isinstance(value, ListSummary) else bool(value)
+    return value.length > 0 if isinstance(value, Elided) else bool(value)
 
 
 def _preview(value: Any) -> str:
@@ -136,7 +169,7 @@ def _preview(value: Any) -> str:
             break
         text = "{…}" if isinstance(child, dict) else (
             "[…]" if _is_container(child) else leaf_text(child))
-        parts.append(text if isinstance(value, list | ListSummary) else f"{label}: {text}")
+        parts.append(text if isinstance(value, list | Elided) else f"{label}: {text}")
         if sum(len(p) + 2 for p in parts) > PREVIEW_CHARS:
             break
     inner = ", ".join(parts)
@@ -148,7 +181,7 @@ def _preview(value: Any) -> str:
 def container_text(value: Any, expanded: bool) -> str:
     if isinstance(value, dict):
         return "" if expanded or not value else _preview(value)
-    length = value.length if isinstance(value, ListSummary) else len(value)
+    length = value.length if isinstance(value, Elided) else len(value)
     count = f"[{length} item{'' if length == 1 else 's'}]"
     return count if expanded or not length else f"{count}  {_preview(value)}"
 
@@ -170,7 +203,6 @@ class MessageTree(QTreeWidget):
         header.setSectionResizeMode(TYPE, QHeaderView.ResizeMode.Interactive)
         self.setColumnWidth(FIELD, 200)
         self.setColumnWidth(TYPE, 150)
-        self._value: Any = None
         self._type_hint: TypeHint | None = None
         self._expanded: set[str] | None = None  # None: open the first level of structs
         self._quiet = 0  # >0 while the tree itself expands rows
@@ -178,16 +210,11 @@ class MessageTree(QTreeWidget):
         self.itemCollapsed.connect(self._on_collapsed)
 
     # -- the value -----------------------------------------------------------------------
-    def value(self) -> Any:
-        return self._value
-
     def set_value(self, value: Any) -> None:
         """Shows ``value``, reusing the rows of the previous one where the shape matches."""
-        self._value = value
         self._sync(self.invisibleRootItem(), value, ())
 
     def clear_value(self) -> None:
-        self._value = None
         self.clear()
 
     def set_type_hint(self, hint: TypeHint | None) -> None:
@@ -263,10 +290,9 @@ class MessageTree(QTreeWidget):
         row.setForeground(TYPE, QBrush(DIM))
         dim = isinstance(value, _More) or value is None
         row.setForeground(VALUE, QBrush(DIM) if dim else self.palette().text())
-        if row.text(FIELD) == UNKNOWN_MEMBER:
+        if isinstance(value, Flagged):
             row.setForeground(FIELD, QBrush(WARN))
-            row.setToolTip(FIELD, "The robot set a union member this schema does not know "
-                                  "(a newer schema on the robot)")
+            row.setToolTip(FIELD, value.tip)
 
     @staticmethod
     def _value_text(row: _Row, value: Any) -> str:
@@ -274,8 +300,8 @@ class MessageTree(QTreeWidget):
             return f"{value.count} more not shown"
         if _is_container(value):
             return container_text(value, row.isExpanded())
-        if row.text(FIELD) == UNKNOWN_MEMBER:
-            return "not in this schema"
+        if isinstance(value, Flagged):
+            return value.text
         return leaf_text(value)
 
     def _wants_open(self, row: _Row) -> bool:

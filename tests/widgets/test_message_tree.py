@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.codec.fields import UNKNOWN_MEMBER, DataSummary, ListSummary
-from widgets.message_tree import MessageTree, float_text
+from app.codec.fields import UNKNOWN_MEMBER
+from panels.inspector import tree_nodes
+from widgets.message_tree import Bytes, Elided, MessageTree, float_text
 
 
 @pytest.fixture
@@ -20,9 +21,9 @@ def message(lat: float, joints: int = 40) -> dict:
     return {
         "robotId": "rover-1",
         "motion": {"pose": {"latDeg": lat, "lonDeg": 8.5}, "fix": "fixedRtk"},
-        "joints": ListSummary(joints, [{"name": f"j{i}", "position": i / 4}
-                                       for i in range(16)]),
-        "image": DataSummary(19_000, bytes.fromhex("ffd8ffe000104a46")),
+        "joints": Elided(joints, [{"name": f"j{i}", "position": i / 4}
+                                  for i in range(16)]),
+        "image": Bytes(19_000, bytes.fromhex("ffd8ffe000104a46")),
         "nothing": None,
     }
 
@@ -77,7 +78,7 @@ def test_a_new_union_member_replaces_the_rows_below_it(tree: MessageTree) -> Non
     tree.set_value({"robotId": "r", "battery": {"percentage": 80.0}})
     assert tree.row_at("robotId") is robot
     assert tree.row_at("motion") is None and tree.row_at("battery.percentage").text(1) == "80.0"
-    tree.set_value({"robotId": "r", UNKNOWN_MEMBER: True})
+    tree.set_value(tree_nodes({"robotId": "r", UNKNOWN_MEMBER: True}))  # as the inspector does
     unknown = tree.row_at(UNKNOWN_MEMBER)
     assert unknown is not None and unknown.text(1) == "not in this schema"
 
