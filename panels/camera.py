@@ -15,7 +15,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from itertools import count
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtGui import QAction, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
@@ -367,7 +367,7 @@ class CameraPanel(PanelBase):
             return frame, frame.stamp, self._shown.error, lane_dropped
         if value is None or value.value is None:
             return None, 0.0, value.error if value is not None else "", lane_dropped
-        frame = value.value
+        frame = cast("CameraFrame", value.value)  # what the camera.image converter makes
         return frame, frame.stamp or value.stamp, value.error, lane_dropped
 
     def _show(self, frame: CameraFrame | None, error: str) -> None:

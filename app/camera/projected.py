@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
+from typing import cast
 
 import numpy as np
 
@@ -77,7 +78,7 @@ class BoxProjector:
         if self._calibration is not None:
             value = batch.converted.get(self._calibration)
             if value is not None and value.value is not None:
-                self._camera_model = value.value
+                self._camera_model = cast(CameraModel, value.value)  # CALIBRATION_CONVERTER's
 
     def overlays(self, frame: CameraFrame, stamp: float,
                  camera_topic: Topic) -> list[tuple[Callable[[], ImageOverlay], bool]]:

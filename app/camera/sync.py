@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from app.convert.camera.model import ImageOverlay
 
@@ -68,7 +68,7 @@ def take_overlay(history: OverlayHistory, delivery: Delivery) -> None:
     sample = delivery.sample
     try:
         message = delivery.message()
-        overlay = get_converter("camera.overlay")(message)
+        overlay = cast(ImageOverlay, get_converter("camera.overlay")(message))
     except (DecodeError, ConversionError) as exc:
         history.fail(str(exc))
         return

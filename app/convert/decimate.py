@@ -3,23 +3,31 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from app.convert.models import PointCloud, Scene
 
+if TYPE_CHECKING:
+    from app.convert.registry import DisplayModel
+
 MIN_VOXEL_M = 0.01
 
 
-def voxel_decimated(model: Any, voxel_m: float) -> Any:
+def voxel_decimated(model: DisplayModel, voxel_m: float) -> DisplayModel:
     """``model`` with every point cloud in it kept to its first point per ``voxel_m`` cube
     (other models are returned as they are)."""
     if isinstance(model, PointCloud):
         return _cloud(model, max(voxel_m, MIN_VOXEL_M))
     if isinstance(model, Scene):
-        return Scene(tuple(voxel_decimated(part, voxel_m) for part in model.parts))
+        return Scene(tuple(_part(part, voxel_m) for part in model.parts))
     return model
+
+
+def _part(part: object, voxel_m: float) -> object:
+    """A scene's part, decimated as :func:`voxel_decimated` does a model."""
+    return voxel_decimated(part, voxel_m) if isinstance(part, PointCloud | Scene) else part
 
 
 def _cloud(cloud: PointCloud, voxel_m: float) -> PointCloud:

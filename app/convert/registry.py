@@ -9,9 +9,28 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
-Converter = Callable[..., Any]  # (DecodedMessage, **options) -> a display model
+if TYPE_CHECKING:
+    from app.convert.camera.model import CameraFrame, ImageOverlay
+    from app.convert.camera.projection import CameraModel
+    from app.convert.models import (
+        Boxes,
+        Grid,
+        PointCloud,
+        Poses,
+        Scene,
+        SceneChange,
+        Skeletons,
+        Transforms,
+    )
+
+# What a converter makes: a model of the 3D scene or of a camera image (its overlay, or the
+# camera's calibration).
+DisplayModel: TypeAlias = (
+    "PointCloud | Poses | Transforms | Boxes | Skeletons | Grid | Scene | SceneChange"
+    " | CameraFrame | ImageOverlay | CameraModel")
+Converter = Callable[..., DisplayModel]  # (DecodedMessage, **options) -> a display model
 FAMILIES = ("isaac", "bow", "fleet", "foxglove", "autoware")
 _CONVERTERS: dict[str, Converter] = {}
 _FOR_TYPE: dict[str, str] = {}  # wire type -> the converter the 3D scene uses for it

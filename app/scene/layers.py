@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from app.scene.frames import (
     quaternion_of,
 )
 from app.scene.geo import to_enu
+
+if TYPE_CHECKING:
+    from app.convert.registry import DisplayModel
 
 BASE_FRAME = "base_link"
 PALETTE: tuple[RGBA, ...] = ((0.30, 0.61, 0.91, 1.0), (0.95, 0.56, 0.17, 1.0),
@@ -135,7 +138,7 @@ class SceneModel:
     def remove(self, key: str) -> None:
         self.layers.pop(key, None)
 
-    def take(self, layer: Layer, value: Any, version: int, error: str) -> None:
+    def take(self, layer: Layer, value: DisplayModel | None, version: int, error: str) -> None:
         """A layer's newest converted value (``value`` None: nothing converted yet)."""
         if version == layer.version:
             return

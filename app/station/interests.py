@@ -8,7 +8,10 @@ a reader may hold.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.convert.registry import DisplayModel
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,7 @@ class LatestValue:
 class ConvertedValue:
     key: str
     converter: str
-    value: Any  # the display model; None until a sample converted
+    value: DisplayModel | None  # None until a sample converted
     stamp: float
     seq: int
     version: int  # bumps whenever this object is replaced (new value or new error)
