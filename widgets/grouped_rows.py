@@ -251,11 +251,6 @@ class GroupedRowsModel(QStandardItemModel):
         """The row an index is on; None on a group row."""
         return self._rows.get(index.data(KEY_ROLE)) if index.isValid() else None
 
-    def group_at(self, index: Index) -> Group | None:
-        """The group of a group row; None on a row."""
-        return self._groups.get(index.data(GROUP_ROLE)) if index.isValid() else None
-
-
 def _touched(old: Cell, new: Cell) -> list[int]:
     """The roles that differ between two cells of the same row look (muted, highlighted)."""
     roles: list[int] = []

@@ -697,10 +697,6 @@ class SceneView(QWidget):
         for camera in (self._orbit, self._top):
             camera.interactive = not self._tool
 
-    @property
-    def tool_active(self) -> bool:
-        return self._tool
-
     def _tool_event(self, signal: Any, event: Any) -> None:
         offset = self.canvas.native.pos()
         signal.emit(float(event.pos[0]) + offset.x(), float(event.pos[1]) + offset.y())

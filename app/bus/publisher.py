@@ -10,7 +10,6 @@ import zenoh
 
 from app.bus.session import BusSession
 from app.codec.decode import encoding_for
-from app.codec.registry import registry
 
 
 @dataclass(frozen=True)
@@ -79,8 +78,3 @@ class Publisher:
 
     def close(self) -> None:
         self._bus.release(self._handle)
-
-
-def type_name_of_builder(message: Any) -> str:
-    """The registered ``family.Struct`` name of a capnp builder or reader."""
-    return registry().name_of(message.schema.node.id)

@@ -279,15 +279,6 @@ def boxes_in(model: object) -> list[tuple[str, Box]]:
     return []
 
 
-def box_edges(camera: CameraModel, corners_cam: np.ndarray, near: float = NEAR_M
-              ) -> np.ndarray:
-    """(8, 3) corners in the optical frame -> (2M, 2) pixel pairs of the box's visible edges:
-    each edge cut in pieces when the lens bends lines, pieces behind the near plane clipped
-    to it."""
-    pairs, _ = _edges_of_boxes(camera, np.asarray(corners_cam, float)[None], near)
-    return pairs.reshape(-1, 2)
-
-
 def _edges_of_boxes(camera: CameraModel, corners_cam: np.ndarray, near: float
                     ) -> tuple[np.ndarray, np.ndarray]:
     """(N, 8, 3) corners of N boxes -> ((K, 2, 2) pixel pairs of their visible edge pieces,
