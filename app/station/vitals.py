@@ -148,12 +148,16 @@ class Service:
     state: bool
 
 
+# A fleet.Value as plain Python (an enum option as its string); None: unset or unknown.
+PlainValue = str | int | float | bool | None
+
+
 @dataclass(frozen=True)
 class Sensor:
     key: str
     label: str
     hint: Enum
-    value: Any  # str | int | float | bool | None (an unset or unknown Value)
+    value: PlainValue
     unit: str
     min: float | None
     max: float | None
@@ -164,7 +168,7 @@ class Setting:
     key: str
     label: str
     value_type: Enum
-    value: Any
+    value: PlainValue
     options: tuple[str, ...]
     min: float | None
     max: float | None
@@ -372,7 +376,7 @@ class VitalsBook:
         return self._seq
 
 
-def value_of(value: Any) -> Any:
+def value_of(value: Any) -> PlainValue:
     """A fleet.Value as plain Python; None when unset or of a kind this schema lacks."""
     try:
         kind = value.which()
