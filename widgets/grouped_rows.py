@@ -26,7 +26,7 @@ from PySide6.QtCore import (
     Qt,
 )
 from PySide6.QtGui import QColor, QFont, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeView
+from PySide6.QtWidgets import QTreeView
 
 from widgets.status_light import light_icon
 from widgets.table import (
@@ -38,6 +38,7 @@ from widgets.table import (
     VALUE_ROLE,
     Cell,
     Row,
+    set_up_view,
 )
 
 GROUP_ROLE = Qt.ItemDataRole.UserRole + 10  # a group row's group key; None on a row
@@ -319,26 +320,12 @@ class GroupedRowsProxy(QSortFilterProxyModel):
 
 def make_tree_view(model: QSortFilterProxyModel, widths: Sequence[int],
                    stretch: int) -> QTreeView:
-    """The tree twin of widgets.table.make_table_view: read-only, row-selecting, sortable,
-    columns ``widths`` characters wide but ``stretch``; group rows span the whole width."""
-    view = QTreeView()
-    view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setSortingEnabled(True)
+    """A tree set up by :func:`widgets.table.set_up_view`, whose group rows span the whole
+    width and open as they come."""
+    view = set_up_view(QTreeView(), model, widths, stretch)
     view.setUniformRowHeights(True)
-    view.setWordWrap(False)
-    view.setAlternatingRowColors(True)
     view.setRootIsDecorated(False)
     view.setAllColumnsShowFocus(True)
-    header = view.header()
-    header.setHighlightSections(False)
-    header.setStretchLastSection(False)
-    char = view.fontMetrics().averageCharWidth()
-    for column, width in enumerate(widths):
-        header.resizeSection(column, width * char + 16)
-    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
 
     def open_groups(parent: QModelIndex, first: int, last: int) -> None:
         if parent.isValid():

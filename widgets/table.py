@@ -7,7 +7,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import (
     QEvent,
@@ -30,6 +30,7 @@ HIGHLIGHT = QColor("#1e3a57")
 GLOB_CHARS = frozenset("*?[")
 
 Index = QModelIndex | QPersistentModelIndex
+View = TypeVar("View", QTableView, QTreeView)
 
 
 @dataclass(frozen=True)
@@ -84,28 +85,35 @@ class TextFilterProxy(QSortFilterProxyModel):
         return any(self.pattern in t for t in texts)
 
 
-def make_table_view(model: QSortFilterProxyModel, widths: Sequence[int],
-                    stretch: int) -> QTableView:
-    """A read-only, row-selecting, sortable table in the station's quiet style; columns
-    start ``widths`` characters wide, except ``stretch``, which takes the spare room."""
-    view = QTableView()
+def set_up_view(view: View, model: QSortFilterProxyModel, widths: Sequence[int],
+                stretch: int) -> View:
+    """``view`` (a table or a tree) on ``model`` in the station's quiet style: read-only,
+    row-selecting, sortable, unwrapped, rows in alternating colours; columns start
+    ``widths`` characters wide, except ``stretch``, which takes the spare room."""
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setSortingEnabled(True)
-    view.setShowGrid(False)
     view.setWordWrap(False)
     view.setAlternatingRowColors(True)
-    view.verticalHeader().hide()
-    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
-    header = view.horizontalHeader()
+    header = view.horizontalHeader() if isinstance(view, QTableView) else view.header()
     header.setHighlightSections(False)
     header.setStretchLastSection(False)
     char = view.fontMetrics().averageCharWidth()
     for column, width in enumerate(widths):
         header.resizeSection(column, width * char + 16)
     header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    return view
+
+
+def make_table_view(model: QSortFilterProxyModel, widths: Sequence[int],
+                    stretch: int) -> QTableView:
+    """A table set up by :func:`set_up_view`, without a grid or row numbers."""
+    view = set_up_view(QTableView(), model, widths, stretch)
+    view.setShowGrid(False)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
     return view
 
 
