@@ -10,14 +10,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QStackedWidget,
-    QVBoxLayout,
 )
 
 from app.qt.panel_api import PanelHost
@@ -39,6 +35,7 @@ from panels.robot_state import GROUPINGS, STATE_FILTERS, heading, worst_fault
 from widgets.battery_gauge import CRITICAL_PCT, WARNING_PCT, level_state
 from widgets.grouped_rows import Group, GroupedRowsModel, GroupedRowsProxy, make_tree_view
 from widgets.level_bar import LevelBarDelegate
+from widgets.list_page import ListPage
 from widgets.status_light import ALARM, ONLINE
 from widgets.status_light import OFFLINE as OFFLINE_LIGHT
 from widgets.status_light import WARNING as WARNING_LIGHT
@@ -79,10 +76,6 @@ class RobotsPanel(PanelBase):
         restore_sort(self.view, {}, ROBOT)
         self.view.selectionModel().selectionChanged.connect(self._on_selection)
 
-        self.search = QLineEdit()
-        self.search.setPlaceholderText("Search id, name, model or family")
-        self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(lambda _: self._on_filter())
         self.state_filter = QComboBox()
         self.state_filter.addItems(list(STATE_FILTERS))
         self.state_filter.setToolTip("Show only robots in this state")
@@ -90,26 +83,10 @@ class RobotsPanel(PanelBase):
         self.group_by = QComboBox()
         self.group_by.addItems(list(GROUPINGS))
         self.group_by.currentTextChanged.connect(lambda _: self._regroup())
-        self.count = QLabel()
-        self.count.setContentsMargins(6, 0, 6, 0)
-        self.hint = QLabel()
-        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.hint.setWordWrap(True)
-        self.hint.setEnabled(False)
-        self._pages = QStackedWidget()
-        self._pages.addWidget(self.hint)
-        self._pages.addWidget(self.view)
-
-        top = QHBoxLayout()
-        top.addWidget(self.search, 1)
-        top.addWidget(self.state_filter)
-        top.addWidget(QLabel("Group by"))
-        top.addWidget(self.group_by)
-        top.addWidget(self.count)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addLayout(top)
-        layout.addWidget(self._pages, 1)
+        self._page = ListPage(self, self.view, "Search id, name, model or family",
+                              [self.state_filter, QLabel("Group by"), self.group_by])
+        self.search, self.count, self.hint = self._page.search, self._page.count, self._page.hint
+        self.search.textChanged.connect(lambda _: self._on_filter())
 
         self._robots: list[RobotInfo] = []
         self._vitals: Mapping[str, RobotVitals] = {}
@@ -152,7 +129,7 @@ class RobotsPanel(PanelBase):
             self.model.set_rows(self._rows, self._groups())
         self.hint.setText("No robots yet — waiting for robots to announce themselves on "
                           f"{self.host.station.root}/*")
-        self._pages.setCurrentWidget(self.view if self._robots else self.hint)
+        self._page.show_list(bool(self._robots))
         self._show_counts()
         self._select_active()
 

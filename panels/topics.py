@@ -10,13 +10,8 @@ from typing import Any
 from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPoint, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QInputDialog,
-    QLabel,
-    QLineEdit,
     QMenu,
-    QStackedWidget,
-    QVBoxLayout,
 )
 
 from app.bus.keys import UPLINK_SEGMENTS
@@ -29,6 +24,7 @@ from app.station.frame import FrameBatch
 from panels.base import PanelBase
 from panels.plot import PlotPanel
 from widgets.grouped_rows import RowsModel
+from widgets.list_page import ListPage
 from widgets.status_light import ALARM
 from widgets.table import (
     KEY_ROLE,
@@ -91,27 +87,10 @@ class TopicsPanel(PanelBase):
         self.view.customContextMenuRequested.connect(self._show_context_menu)
         restore_sort(self.view, {}, KEY)
 
-        self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter key or type (text, or a glob like */uplink/*)")
-        self.filter.setClearButtonEnabled(True)
+        self._page = ListPage(self, self.view,
+                              "Filter key or type (text, or a glob like */uplink/*)")
+        self.filter, self.count, self.hint = self._page.search, self._page.count, self._page.hint
         self.filter.textChanged.connect(self._on_filter)
-        self.count = QLabel()
-        self.count.setContentsMargins(6, 0, 6, 0)
-        self.hint = QLabel()
-        self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.hint.setWordWrap(True)
-        self.hint.setEnabled(False)
-        self._pages = QStackedWidget()
-        self._pages.addWidget(self.hint)
-        self._pages.addWidget(self.view)
-
-        top = QHBoxLayout()
-        top.addWidget(self.filter, 1)
-        top.addWidget(self.count)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addLayout(top)
-        layout.addWidget(self._pages, 1)
         self._filled = False
         self._show_counts()
 
@@ -132,7 +111,7 @@ class TopicsPanel(PanelBase):
         self.count.setText(f"{total} topic{'' if total == 1 else 's'}" if shown == total
                            else f"{shown} of {total}")
         self.hint.setText(f"No topics yet — waiting for data on {self.host.station.root}/**")
-        self._pages.setCurrentWidget(self.view if total else self.hint)
+        self._page.show_list(bool(total))
 
     # -- context menu -------------------------------------------------------------------------
     def _show_context_menu(self, pos: QPoint) -> None:
