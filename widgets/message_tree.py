@@ -41,14 +41,6 @@ class Elided:
 
 
 @dataclass(frozen=True)
-class Bytes:
-    """Binary data shown by its size and first bytes."""
-
-    size: int
-    head: bytes
-
-
-@dataclass(frozen=True)
 class Flagged:
     """A leaf shown as a warning: ``text`` in the value column, its field highlighted and
     explained by ``tip``; ``value`` is what it stands for (its type and preview)."""
@@ -56,6 +48,14 @@ class Flagged:
     value: Any
     text: str
     tip: str
+
+
+@dataclass(frozen=True)
+class Bytes:
+    """Binary data shown by its size and first bytes."""
+
+    size: int
+    head: bytes
 
 
 class _More:
