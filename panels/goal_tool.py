@@ -19,11 +19,11 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolBut
 from app.bus.keys import uplink_key
 from app.convert.models import WGS84, Poses
 from app.scene.frames import namespaced
-from app.scene.goals import Goal, GoalError, GoalTracker, goal_order, goal_route
+from app.scene.goals import Goal, GoalError, goal_pose
 from app.scene.ground import ground_point, heading_between
 from app.scene.layers import BASE_FRAME, ROOT_PREFERENCE
 from app.station.commands import next_seq
-from app.teleop.adapters import Wire
+from app.station.goal_commands import GoalTracker, goal_order, goal_route
 
 if TYPE_CHECKING:
     from panels.scene3d import Scene3DPanel
@@ -69,7 +69,6 @@ class GoalTool:
         view.tool_pressed.connect(self._pressed)
         view.tool_moved.connect(self._moved)
         view.tool_released.connect(self._released)
-        self._wire = Wire(lambda: panel.host.station.bus)
         self.goal: Goal | None = None  # the goal shown (a preview, or sent)
         self.robot_id: str | None = None  # whom it is for
         self.tracker: GoalTracker | None = None  # None: a preview, not sent
@@ -141,12 +140,13 @@ class GoalTool:
             self.panel.host.show_message(f"{robot} lists no goal command")
             return
         try:
-            order = goal_order(robot, goal, route, self.panel.model.tree,
-                               self.local_frame(robot), self.panel.model.datum, next_seq("goal"))
+            pose = goal_pose(goal, self.panel.model.tree, self.local_frame(robot),
+                             self.panel.model.datum, geodetic=route.geodetic)
         except GoalError as exc:
             self.panel.host.show_message(f"Goal not sent: {exc}")
             return
-        if not self._wire.send([order.outgoing]):
+        order = goal_order(robot, pose, route, next_seq("goal"))
+        if not station.outbox.send([order.outgoing]):
             self.panel.host.show_message("Goal not sent: not connected")
             return
         self.tracker = GoalTracker(order.seq, time.monotonic())

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.bus.keys import DEFAULT_ROOT, command_key
-from app.bus.publisher import Publisher, Traffic
-from app.bus.session import BusSession
+from app.bus.outbox import Outbox
+from app.bus.publisher import Traffic
 from app.codec.registry import registry
 from app.station.vitals import RobotVitals
 
@@ -93,20 +93,15 @@ def outcome(sent: Sent, vitals: RobotVitals | None, now: float,
 
 
 class Commander:
-    """Builds and publishes commands; one publisher per key, made again on a new session."""
+    """Builds commands and sends them through the station's outbox."""
 
-    def __init__(self, bus: Callable[[], BusSession | None], root: str = DEFAULT_ROOT) -> None:
-        self._bus = bus
+    def __init__(self, outbox: Outbox, root: str = DEFAULT_ROOT) -> None:
+        self._outbox = outbox
         self.root = root
-        self._publishers: dict[str, Publisher] = {}
-        self._for: BusSession | None = None
 
     def send(self, robot_id: str, member: str, what: str,
              fill: Callable[[Any], None]) -> Sent:
         """Sends ``Command.<member>``, filled by ``fill(builder_of_member)``."""
-        bus = self._bus()
-        if bus is None or bus.closed:
-            raise CommandError("not connected")
         key = command_key(robot_id, member, self.root)
         seq = next_seq(what)
         message = registry().struct(COMMAND).new_message()
@@ -115,22 +110,9 @@ class Commander:
             fill(message.init(member))
         else:
             raise CommandError(f"{member} commands are not sent from here")
-        self._publisher(bus, key).put(message)
+        if not self._outbox.put(key, COMMAND, Traffic.COMMAND, message):
+            raise CommandError("not connected")
         return Sent(robot_id, seq, what, time.monotonic())
-
-    def _publisher(self, bus: BusSession, key: str) -> Publisher:
-        if bus is not self._for:
-            self._publishers, self._for = {}, bus  # the old session released its handles
-        publisher = self._publishers.get(key)
-        if publisher is None:
-            publisher = self._publishers[key] = Publisher(bus, key, COMMAND, Traffic.COMMAND)
-        return publisher
-
-    def close(self) -> None:
-        for publisher in self._publishers.values():
-            if self._for is not None and not self._for.closed:
-                publisher.close()
-        self._publishers = {}
 
 
 def fill_value(value: Any, kind: str, number: Any) -> None:

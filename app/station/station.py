@@ -21,6 +21,7 @@ from app.bus.catalog import Catalog
 from app.bus.config import BusConfig, connect_endpoints
 from app.bus.diagnose import LinkCheck
 from app.bus.keys import DEFAULT_ROOT, UPLINK_SEGMENTS, robot_of
+from app.bus.outbox import Outbox
 from app.bus.presence import PresenceTracker, RobotPresence
 from app.bus.session import BusError, BusSession
 from app.bus.stats import TopicStats
@@ -73,7 +74,8 @@ class Station:
         self.feeds.on_replan = self._listening_changed
         self.vitals = VitalsBook()
         self.positions = PositionBook()
-        self.commands = Commander(lambda: self.bus, root)
+        self.outbox = Outbox(lambda: self.bus)  # every command the station sends
+        self.commands = Commander(self.outbox, root)
         self._vitals = self.feeds.consumer("vitals", on_sample=self._on_vital)
         self._vitals.want({
             Stream(f"{root}/*/{vital.suffix}", vital.type_name) for vital in VITALS
@@ -181,7 +183,7 @@ class Station:
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout)
-        self.commands.close()
+        self.outbox.close()
         self._vitals.close()
         self.feeds.close()
 

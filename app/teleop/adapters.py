@@ -17,13 +17,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from app.bus.catalog import Catalog
 from app.bus.keys import DEFAULT_ROOT, command_key
-from app.bus.publisher import Publisher, Traffic
-from app.bus.session import BusSession
+from app.bus.outbox import Outgoing
+from app.bus.publisher import Traffic
 from app.codec.registry import registry
 from app.teleop.model import Gear, Motion
 
@@ -48,14 +47,6 @@ CAR_BRAKE = 4.0  # m/s², slowing down while driving (a stop commands 0 at once)
 # and the command takes a while to arrive. The simulated car, braking from 3 m/s at its
 # own 4 m/s², still rolls at 0.5 m/s when the commanded speed is computed to be at rest.
 CAR_SETTLE_S = 0.5
-
-
-@dataclass(frozen=True)
-class Outgoing:
-    key: str  # full key, fleet/<robotId>/...
-    type_name: str
-    payload: bytes
-    traffic: Traffic
 
 
 FLOAT32_MAX = 3.4028234663852886e38
@@ -273,36 +264,4 @@ def adapter_for(robot_id: str, catalog: Catalog | None, root: str = DEFAULT_ROOT
         if make is not None:
             return make(robot_id, info.key, **(options if make is CarAdapter else {}))
     return None
-
-
-class Wire:
-    """Publishes :class:`Outgoing` on the current session: one publisher per key, made
-    again when the session changes. ``bus`` returns the session (None when offline)."""
-
-    def __init__(self, bus: Callable[[], BusSession | None]) -> None:
-        self._bus = bus
-        self._publishers: dict[tuple[str, str, Traffic], Publisher] = {}
-        self._for: BusSession | None = None
-
-    def send(self, outgoing: list[Outgoing]) -> bool:
-        """True if every message was handed to zenoh; False when not connected."""
-        bus = self._bus()
-        if bus is None or bus.closed:
-            return False
-        if bus is not self._for:
-            self._publishers, self._for = {}, bus  # the old session released its handles
-        for out in outgoing:
-            slot = (out.key, out.type_name, out.traffic)
-            publisher = self._publishers.get(slot)
-            if publisher is None:
-                publisher = self._publishers[slot] = Publisher(bus, out.key, out.type_name,
-                                                               out.traffic)
-            publisher.put(out.payload)
-        return True
-
-    def close(self) -> None:
-        if self._for is not None and not self._for.closed:
-            for publisher in self._publishers.values():
-                publisher.close()
-        self._publishers, self._for = {}, None
 

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.bus.keys import DEFAULT_ROOT, command_key
+from app.bus.outbox import Outbox, Outgoing
 from app.bus.publisher import Traffic
-from app.bus.session import BusSession
 from app.codec.registry import registry
 from app.priority import keep_prompt
 from app.station.commands import next_seq
 from app.station.vitals import RobotVitals
-from app.teleop.adapters import FLEET_COMMAND, Outgoing, Wire
+from app.teleop.adapters import FLEET_COMMAND
 
 REPEAT_S = 0.1
 RELEASE_TIMEOUT_S = 5.0
@@ -47,10 +47,10 @@ class EStopStatus:
 
 
 class EStopSender:
-    """One robot's e-stop. ``bus`` returns the current session (None when offline);
-    ``vitals`` is the station's VitalsBook (its status carries ``estop``)."""
+    """One robot's e-stop, sent through ``outbox`` (the station's); ``vitals`` is the
+    station's VitalsBook (its status carries ``estop``)."""
 
-    def __init__(self, bus: Callable[[], BusSession | None], vitals: _Vitals, robot_id: str,
+    def __init__(self, outbox: Outbox, vitals: _Vitals, robot_id: str,
                  root: str = DEFAULT_ROOT, repeat_s: float = REPEAT_S,
                  release_timeout_s: float = RELEASE_TIMEOUT_S,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -60,7 +60,7 @@ class EStopSender:
         self.release_timeout_s = release_timeout_s
         self._vitals = vitals
         self._clock = clock
-        self._wire = Wire(bus)
+        self._outbox = outbox
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
@@ -79,7 +79,7 @@ class EStopSender:
     @classmethod
     def for_station(cls, station: Any, robot_id: str, **options: Any) -> EStopSender:
         """On an app.station.station.Station: its session and its vitals."""
-        return cls(lambda: station.bus, station.vitals, robot_id, station.root, **options)
+        return cls(station.outbox, station.vitals, robot_id, station.root, **options)
 
     def engage(self, reason: str = REASON) -> None:
         """Engage from any state: the first message leaves at once."""
@@ -99,7 +99,6 @@ class EStopSender:
             self._closed = True
         self._wake.set()
         self._thread.join(timeout)
-        self._wire.close()
 
     def _ask(self, engage: bool, reason: str) -> None:
         with self._lock:
@@ -158,10 +157,7 @@ class EStopSender:
         estop = message.init("estop")
         estop.engage, estop.reason = engage, reason
         out = Outgoing(self.key, FLEET_COMMAND, message.to_bytes(), Traffic.ESTOP)
-        try:
-            return self._wire.send([out])
-        except Exception:  # a session closing under us: the next repeat tries again
-            return False
+        return self._outbox.send([out])  # False offline: the next repeat tries again
 
     def _update(self, generation: int, sending: bool, confirmed: bool, reason: str,
                 sent: int = 0) -> None:

@@ -20,11 +20,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from app.bus.outbox import Outgoing
 from app.bus.publisher import Traffic
 from app.inputs.model import InputState
 from app.station.commands import next_seq
 from app.station.vitals import Fault
-from app.teleop.adapters import Outgoing, OutputAdapter, Wire, adapter_for
+from app.teleop.adapters import OutputAdapter, adapter_for
 from app.teleop.arming import ArmingConfig
 from app.teleop.arming import LinkStatus as ArmingLink
 from app.teleop.bursts import StopBursts
@@ -65,7 +66,6 @@ class TeleopSession:
         self._station = station
         self._lock = threading.Lock()
         self._sending = threading.Lock()  # one robot's commands at a time on the wire
-        self._wire_lock = threading.Lock()  # the clock thread and the stop bursts share it
         # Robots switched and none driven since: the controller's stops are the old robot's,
         # which select() sent it.
         self._switched = False
@@ -73,7 +73,7 @@ class TeleopSession:
         self._adapter: OutputAdapter | None = None
         self._adapter_catalog: object = None  # the catalog the adapter was chosen from
         self._estops: dict[str, EStopSender] = {}  # every robot ever e-stopped here
-        self._wire = Wire(lambda: station.bus)
+        self._outbox = station.outbox  # the station's: every command leaves through it
         self._bursts = StopBursts(self._send_stop)
         self._link = LinkMonitor(station)
         self._last_link = LinkStatus(None, False, None, None, None, "no robot selected")
@@ -162,7 +162,6 @@ class TeleopSession:
             while sender.status().sending and time.monotonic() < deadline:
                 time.sleep(sender.repeat_s)
             sender.close()
-        self._wire.close()
 
     # -- e-stops -----------------------------------------------------------------------------
     def _on_estop(self, engaged: bool) -> None:
@@ -238,8 +237,7 @@ class TeleopSession:
         self._put(as_stops(adapter.stop(next_seq("teleop stop"), time.monotonic())))
 
     def _put(self, outgoing: list[Outgoing]) -> bool:
-        with self._wire_lock:
-            return self._wire.send(outgoing)
+        return bool(self._outbox.send(outgoing))
 
     def _period_s(self) -> float:
         return 1.0 / self.controller.status().rate_hz

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from app.bus.config import BusConfig
+from app.bus.publisher import Traffic
 from app.codec.decode import decode, encoding_for
 from app.sim.fleet import SimFleet
 from app.station.station import Station
@@ -47,11 +48,13 @@ class Sent:
 
     def __init__(self, session: TeleopSession) -> None:
         self.items: list[tuple[str, bool]] = []
-        wire = session._wire
+        wire = session._outbox
         send = wire.send
 
         def counted(outgoing: list[Any]) -> bool:
             for out in outgoing:
+                if out.traffic is Traffic.ESTOP:  # the e-stop senders share the outbox
+                    continue
                 message = decode(encoding_for(out.type_name), out.payload, None)
                 self.items.append((out.key, motion_of(message.type_name, message.root)[1]))
             return send(outgoing)

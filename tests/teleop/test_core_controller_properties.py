@@ -11,10 +11,11 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from app.bus.outbox import Outgoing
 from app.codec.decode import decode, encoding_for
 from app.codec.fields import plain
 from app.inputs.model import InputState
-from app.teleop.adapters import HAND_DIGITS, BowAdapter, CarAdapter, Outgoing
+from app.teleop.adapters import HAND_DIGITS, BowAdapter, CarAdapter
 from app.teleop.arming import ArmingConfig, LinkStatus
 from app.teleop.clock import Tick
 from app.teleop.controller import TeleopController

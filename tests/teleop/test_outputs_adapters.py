@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.bus.catalog import Catalog, TopicInfo
+from app.bus.outbox import Outgoing
 from app.bus.publisher import Traffic
 from app.codec.decode import decode, encoding_for
 from app.codec.fields import plain
@@ -20,7 +21,6 @@ from app.teleop.adapters import (
     BowAdapter,
     CarAdapter,
     JoystickAdapter,
-    Outgoing,
     TwistAdapter,
     adapter_for,
 )

@@ -12,6 +12,7 @@ import pytest
 
 from app.bus import catalog as catalog_mod
 from app.bus.config import BusConfig
+from app.bus.outbox import Outbox
 from app.bus.session import BusSession
 from app.bus.subscription import Subscription
 from app.codec.fields import plain
@@ -23,7 +24,6 @@ from app.teleop.adapters import (
     CarAdapter,
     OutputAdapter,
     TwistAdapter,
-    Wire,
     adapter_for,
 )
 from app.teleop.estop import EStopSender
@@ -45,7 +45,7 @@ class Driver:
         adapter = adapter_for(robot_id, listed, **options)
         assert adapter is not None
         self.adapter: OutputAdapter = adapter
-        self.wire = Wire(lambda: bus)
+        self.wire = Outbox(lambda: bus)
         self.sent: list[tuple[float, int]] = []  # (monotonic, seq)
         wait_until_heard(bus, adapter.key)
 

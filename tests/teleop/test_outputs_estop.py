@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from app.bus.outbox import Outbox
 from app.bus.session import BusSession
 from app.bus.subscription import Subscription
 from app.codec.fields import plain
@@ -47,7 +48,7 @@ def heard(bus: BusSession) -> Subscription:
 @pytest.fixture
 def sender(bus: BusSession) -> Iterator[tuple[EStopSender, Vitals]]:
     vitals = Vitals()
-    sender = EStopSender(lambda: bus, vitals, "rover-1", repeat_s=0.05)
+    sender = EStopSender(Outbox(lambda: bus), vitals, "rover-1", repeat_s=0.05)
     try:
         yield sender, vitals
     finally:
@@ -101,7 +102,8 @@ def test_engaged_but_reported_released_is_sent_again(
 def test_release_repeats_until_reported_and_gives_up_in_time(
         bus: BusSession, heard: Subscription) -> None:
     vitals = Vitals()
-    estop = EStopSender(lambda: bus, vitals, "rover-1", repeat_s=0.05, release_timeout_s=0.5)
+    estop = EStopSender(Outbox(lambda: bus), vitals, "rover-1", repeat_s=0.05,
+                        release_timeout_s=0.5)
     try:
         estop.engage()
         vitals.report(True)
@@ -127,7 +129,7 @@ def test_release_repeats_until_reported_and_gives_up_in_time(
 
 def test_not_connected_keeps_trying_without_failing() -> None:
     vitals = Vitals()
-    estop = EStopSender(lambda: None, vitals, "rover-1", repeat_s=0.02)
+    estop = EStopSender(Outbox(lambda: None), vitals, "rover-1", repeat_s=0.02)
     try:
         estop.engage()
         wait_for(lambda: "not connected" in estop.status().reason, 2.0)

@@ -71,11 +71,13 @@ class Driver:
         self.engaged: set[str] = set()
         self.sent: list[Sent] = []
         self._lock = threading.Lock()
-        wire = self.session._wire
+        wire = self.session._outbox
         send = wire.send
 
         def recorded(outgoing: list[Any]) -> bool:
             for out in outgoing:
+                if out.traffic is Traffic.ESTOP:  # the e-stop senders share the outbox
+                    continue
                 message = decode(encoding_for(out.type_name), out.payload, None)
                 with self._lock:
                     self.sent.append(Sent(out.key.split("/")[1],

@@ -71,11 +71,12 @@ class SentAt:
 
     def __init__(self, session: TeleopSession) -> None:
         self.items: list[tuple[float, Traffic]] = []
-        wire = session._wire
+        wire = session._outbox
         send = wire.send
 
         def timed(outgoing: list[Any]) -> bool:
-            self.items.extend((time.monotonic(), out.traffic) for out in outgoing)
+            self.items.extend((time.monotonic(), out.traffic) for out in outgoing
+                              if out.traffic is not Traffic.ESTOP)  # e-stops share the outbox
             return send(outgoing)
 
         wire.send = timed  # type: ignore[method-assign]

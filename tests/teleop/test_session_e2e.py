@@ -130,7 +130,7 @@ class Sent:
 
     def __init__(self, session: TeleopSession) -> None:
         self.items: list[tuple[float, float, float]] = []  # (monotonic, linear, angular)
-        wire = session._wire
+        wire = session._outbox
         original = wire.send
 
         def send(outgoing):  # type: ignore[no-untyped-def]
