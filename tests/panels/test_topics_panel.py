@@ -39,8 +39,9 @@ def record_open_panel(window, monkeypatch):
     return calls
 
 
-def hz(text: str) -> float:
-    match = re.fullmatch(r"(\d+\.\d) Hz", text)
+def hz(text: str | None) -> float:
+    """The rate a cell shows; 0 while it shows none (or its row is not there yet)."""
+    match = re.fullmatch(r"(\d+\.\d) Hz", text or "")
     return float(match.group(1)) if match else 0.0
 
 
