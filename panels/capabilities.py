@@ -117,15 +117,17 @@ class CapabilitiesPanel(PanelBase):
             self._shape = None
             layout.addStretch(1)
             return
-        for title, items, make in (("Services", caps.services, self._service_row),
-                                   ("Settings", caps.settings, self._setting_row),
-                                   ("Sensors", caps.sensors, self._sensor_row)):
-            if not items:
+        groups = (("Services", [(s.label or s.name, self._service_row(s))
+                                for s in caps.services]),
+                  ("Settings", [(s.label or s.key, self._setting_row(s)) for s in caps.settings]),
+                  ("Sensors", [(s.label or s.key, self._sensor_row(s)) for s in caps.sensors]))
+        for title, rows in groups:
+            if not rows:
                 continue
             box = QGroupBox(title)
             form = QFormLayout(box)
-            for item in items:
-                form.addRow(item.label or getattr(item, "name", "") or item.key, make(item))
+            for label, row in rows:
+                form.addRow(label, row)
             layout.addWidget(box)
         layout.addStretch(1)
 

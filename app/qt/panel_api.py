@@ -10,7 +10,7 @@ panel is a QWidget with a stable ``panel_id`` (saved layouts name it).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from app.qt.operator import SOURCES, Operator
 from app.station.frame import FrameBatch
@@ -76,9 +76,9 @@ class PanelHost(Protocol):
 
 
 class Panel(Protocol):
-    panel_id: str
-    title: str
-    accepts: frozenset[str]  # input kinds: "topic" (a key), "field" (key + path), "robot"
+    panel_id: ClassVar[str]
+    title: ClassVar[str]
+    accepts: ClassVar[frozenset[str]]  # input kinds: "topic", "field" (key + path), "robot"
 
     def interests(self) -> set[Interest]: ...
 
