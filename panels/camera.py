@@ -292,7 +292,7 @@ class CameraPanel(PanelBase):
         if camera is not None and camera.type_name in VIDEO_TYPES:
             from app.camera.video_stream import VideoFeed  # PyAV: when a video is shown
 
-            self._feed = VideoFeed(source, on_picture=self.host.station.feeds.wake)
+            self._feed = VideoFeed(source, on_picture=self.host.station.wake)
         self._projector = BoxProjector(self._robot or "") if camera is not None else None
         self._shown = _Shown()
         self.view.set_image(None)

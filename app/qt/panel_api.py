@@ -12,25 +12,61 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from app.bus.outbox import Outbox
 from app.qt.operator import SOURCES, Operator
+from app.station.commands import Commander
+from app.station.feeds import Consumer
 from app.station.frame import FrameBatch
 from app.station.interests import Interest
-from app.station.station import Station
+from app.station.positions import PositionBook
+from app.station.robots import RobotInfo
+from app.station.vitals import VitalsBook
 
 if TYPE_CHECKING:
+    from app.record.player import LogPlayer
     from app.teleop.session import TeleopSession
 
 __all__ = ["SOURCES", "TOPIC_MIME", "Operator", "Panel", "PanelClass", "PanelHost",
-           "PanelRegistry"]
+           "PanelRegistry", "PanelStation"]
 
 TOPIC_MIME = "application/x-fieldstation-topic"  # drag payload: JSON {"key", "type"}
+
+
+class PanelStation(Protocol):
+    """What a panel may read of the station and ask of it, and no more (not its session,
+    its lanes or its other consumers): robots, their vitals and positions, a consumer for
+    the streams it shows, the outbox's senders of commands, and whether a log plays."""
+
+    root: str
+    vitals: VitalsBook
+    positions: PositionBook
+    commands: Commander
+    outbox: Outbox
+    player: LogPlayer | None
+
+    @property
+    def playback(self) -> bool: ...
+
+    def now(self) -> float:
+        """The time shown: the log's while one plays, else the wall clock (unix s)."""
+        ...
+
+    def robots(self) -> list[RobotInfo]: ...
+
+    def robot(self, robot_id: str) -> RobotInfo | None: ...
+
+    def consumer(self, name: str, on_sample: Any = None) -> Consumer: ...
+
+    def wake(self) -> None:
+        """A frame now (a picture a panel decoded on its own thread is ready)."""
+        ...
 
 
 class PanelHost(Protocol):
     """What a panel may ask of the window it lives in."""
 
     @property
-    def station(self) -> Station: ...
+    def station(self) -> PanelStation: ...
 
     def open_panel(self, panel_id: str, state: dict[str, Any] | None = None) -> Any: ...
 

@@ -103,6 +103,10 @@ class Station:
         return lambda: self._watchers.remove(on_change) if on_change in self._watchers \
             else None
 
+    def wake(self) -> None:
+        """A frame now (a consumer's picture, decoded on its own thread, is ready)."""
+        self.feeds.wake()
+
     def set_interests(self, wanted: set[Interest]) -> None:
         self.feeds.set_interests(wanted)
 

@@ -36,6 +36,14 @@ class _Vitals(Protocol):
     def get(self, robot_id: str) -> RobotVitals | None: ...
 
 
+class _Station(Protocol):
+    root: str
+    outbox: Outbox
+
+    @property
+    def vitals(self) -> _Vitals: ...
+
+
 @dataclass(frozen=True)
 class EStopStatus:
     engaged: bool  # what the operator asked for (False: released, or never engaged)
@@ -77,8 +85,8 @@ class EStopSender:
         self._thread.start()
 
     @classmethod
-    def for_station(cls, station: Any, robot_id: str, **options: Any) -> EStopSender:
-        """On an app.station.station.Station: its session and its vitals."""
+    def for_station(cls, station: _Station, robot_id: str, **options: Any) -> EStopSender:
+        """On an app.station.station.Station: its outbox and its vitals."""
         return cls(station.outbox, station.vitals, robot_id, station.root, **options)
 
     def engage(self, reason: str = REASON) -> None:

@@ -18,13 +18,14 @@ import dataclasses
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
-from app.bus.outbox import Outgoing
+from app.bus.outbox import Outbox, Outgoing
 from app.bus.publisher import Traffic
 from app.inputs.model import InputState
 from app.station.commands import next_seq
-from app.station.vitals import Fault
+from app.station.robots import RobotInfo
+from app.station.vitals import Fault, VitalsBook
 from app.teleop.adapters import OutputAdapter, adapter_for
 from app.teleop.arming import ArmingConfig
 from app.teleop.arming import LinkStatus as ArmingLink
@@ -38,6 +39,22 @@ from app.teleop.profiles import DEFAULT, Profile
 CRITICAL = "critical"
 FLUSH_S = 1.0  # at most this long for the stops to be handed to zenoh
 ESTOP_GRACE_S = 1.0  # on close, unconfirmed e-stops keep going this long at most
+
+
+class TeleopStation(Protocol):
+    """What teleop reads of the station and sends through (app.station.station.Station):
+    the robots, their vitals, whether a log plays, and the outbox."""
+
+    root: str
+    vitals: VitalsBook
+    outbox: Outbox
+
+    @property
+    def playback(self) -> bool: ...
+
+    def robots(self) -> list[RobotInfo]: ...
+
+    def robot(self, robot_id: str) -> RobotInfo | None: ...
 
 
 @dataclass(frozen=True)
@@ -61,7 +78,8 @@ def as_stops(outgoing: list[Outgoing]) -> list[Outgoing]:
 
 
 class TeleopSession:
-    def __init__(self, station: Any, *, profile: Profile = DEFAULT, rate_hz: float = 20.0,
+    def __init__(self, station: TeleopStation, *, profile: Profile = DEFAULT,
+                 rate_hz: float = 20.0,
                  focus_disarms: bool = True) -> None:
         self._station = station
         self._lock = threading.Lock()
