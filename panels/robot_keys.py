@@ -8,6 +8,7 @@ is the motion of whichever robot is active, resolved each frame against
 
 from __future__ import annotations
 
+from app.bus.catalog import Catalog
 from app.bus.keys import robot_of
 from app.station.frame import FrameBatch
 
@@ -47,18 +48,29 @@ class RobotKey:
         return True
 
     def absence(self, batch: FrameBatch, root: str) -> str:
-        """What to say instead of waiting for data: no robot chosen, or the robot the key
-        names is not online (once the station has been online a while without it); ""
-        while waiting is right."""
+        """What to say instead of waiting for data: no robot chosen, the robot the key names
+        is not online (once the station has been online a while without it), or its catalog
+        does not list the key; "" while waiting is right."""
         if self.key is None:
             return NO_ROBOT_CHOSEN
         robot = robot_of(self.key, root)
-        online = any(r.robot_id == robot and r.online for r in batch.robots)
+        info = next((r for r in batch.robots if r.robot_id == robot), None)
+        online = info is not None and info.online
         if robot is None or online or batch.status.session != "online":
             self._missing_since = None
-            return ""
+            return unlisted(self.key, info.catalog, robot, root) \
+                if info is not None and robot is not None else ""
         if self._missing_since is None:
             self._missing_since = batch.now
         if batch.now - self._missing_since < PRESENCE_GRACE_S:
             return ""
         return f"no robot {robot} online"
+
+
+def unlisted(key: str, catalog: Catalog | None, robot: str, root: str) -> str:
+    """What to say of a key the robot's own catalog does not list (it will not publish it:
+    a layout made on another robot); "" while the catalog is not in or was only learnt by
+    listening."""
+    if catalog is None or catalog.discovered or any(t.key == key for t in catalog.topics):
+        return ""
+    return f"{robot} does not publish {key.removeprefix(f'{root}/{robot}/')} (not in its catalog)"

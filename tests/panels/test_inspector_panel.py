@@ -10,12 +10,13 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from app.bus.catalog import Catalog, TopicInfo
 from app.bus.keys import command_key
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
 from app.station.frame import FrameBatch
 from app.station.interests import Latest
-from app.station.robots import StationStatus
+from app.station.robots import RobotInfo, StationStatus
 from panels.inspector import InspectorPanel
 from tests.panels.health import PlainHost
 
@@ -216,6 +217,29 @@ def test_with_no_robot_chosen_it_says_so(qtbot, tmp_path) -> None:
     panel.restore_state({"key": ACTIVE_MOTION})
     panel.on_frame(FrameBatch(time.monotonic(), StationStatus(session="online")))
     assert "no robot chosen" in panel.header.text() and panel.interests() == set()
+
+
+def test_a_key_the_robot_does_not_list_says_so_instead_of_waiting(qtbot, tmp_path) -> None:
+    """A layout made on another robot: "Teleop station" shows the active robot's motion,
+    which a robot that is not ours may not publish."""
+    panel = InspectorPanel(PlainHost(tmp_path))  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    panel.restore_state({"key": ACTIVE_MOTION})
+    listed = Catalog("ctr-1", topics=[TopicInfo("fleet/ctr-1/front/image", "isaac.ImageProto")])
+
+    def shown(catalog: Catalog | None) -> str:
+        panel.on_frame(FrameBatch(time.monotonic(), StationStatus(session="online"),
+                                  active_robot="ctr-1",
+                                  robots=[RobotInfo("ctr-1", online=True, catalog=catalog)]))
+        return panel.header.text()
+
+    assert "waiting for data" in shown(None)  # its catalog is not in yet
+    assert "waiting for data" in shown(Catalog("ctr-1", topics=listed.topics, discovered=True))
+    text = shown(listed)
+    assert "ctr-1 does not publish uplink/motion (not in its catalog)" in text
+    assert "waiting" not in text
+    assert "waiting for data" in shown(Catalog("ctr-1", topics=[
+        *listed.topics, TopicInfo("fleet/ctr-1/uplink/motion", "fleet.Uplink")]))
 
 
 def test_a_key_of_a_robot_not_online_says_so_instead_of_waiting(make_main_window, two_rovers,
