@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import PySide6
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, qVersion
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -52,6 +52,7 @@ TABLES_PERIOD_S = 0.5  # robots/topics snapshots and the status bar refresh this
 # works it out from the whole dock layout, 0.5 ms a tick with a camera waking it 30 times
 # a second, all of it ahead of the camera's picture.
 VISIBLE_PERIOD_S = 0.1
+RESHARE_MS = 60  # a resize's last step this long ago: the docks get their shares back
 SETTLED_MS = 3000  # after the first show: the layout's panels have drawn (and imported)
 AREAS = {
     "left": Qt.DockWidgetArea.LeftDockWidgetArea,
@@ -84,6 +85,12 @@ class MainWindow(QMainWindow):
         self._lanes: dict[str, LaneStats] = {}
         self._table_steps: deque[Callable[[], None]] = deque()  # this round's snapshots
         self._pending_placement: tuple[Any, ...] = ()
+        # Each dock's share of the window, measured while its size holds still: a resize
+        # gives every dock its share of the new size (as Foxglove's panels keep theirs),
+        # instead of Qt's handing all the new room to one row.
+        self._shares: dict[QDockWidget, list[float]] = {}
+        self._reshare = QTimer(self, singleShot=True, interval=RESHARE_MS)
+        self._reshare.timeout.connect(lambda: self._placed(self._shares, []))
         self._shown_once = False
         # Once the panels settle, what exists is frozen out of the garbage collector's reach
         # (see _freeze_settled_objects); a panel closing thaws it, so what it leaves goes.
@@ -407,6 +414,8 @@ class MainWindow(QMainWindow):
         self._topics = self.station.topics()
 
     def _take_rest(self) -> None:
+        if not self._reshare.isActive():  # the operator may have moved a separator
+            self._shares = self.dock_shares()
         self._lanes = self.station.feeds.lane_stats()
         self.status_strip.refresh()
         self.recording.refresh()
@@ -462,6 +471,17 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self, lambda: self._placed(sizes, on_top))
         else:
             self._pending_placement = (sizes, on_top)
+
+    def dock_shares(self) -> dict[QDockWidget, list[float]]:
+        """Each docked panel's [width, height] as fractions of the window's."""
+        width, height = max(1, self.width()), max(1, self.height())
+        return {d: [d.width() / width, d.height() / height] for d in self._docks.values()
+                if d.isVisible() and not d.isFloating()}
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._shares and event.oldSize().isValid() and self.isVisible():
+            self._reshare.start()  # once the resize settles (a drag sends many)
 
     def _placed(self, sizes: dict[QDockWidget, list[float]],
                 on_top: list[QDockWidget]) -> None:

@@ -158,8 +158,9 @@ def test_a_robot_not_ours_shows_up_by_itself_in_each_layout_and_size(
     assert time.monotonic() - online_at <= CHOSEN_WITHIN_S
     for size in SCREENS:
         if (window.width(), window.height()) != size:
-            window.resize(*size)
-            assert window.load_named_layout(layout)  # placed for this screen, as at start
+            window.resize(*size)  # maximised: each panel keeps its share of the window
+            qtbot.waitUntil(lambda s=size: (window.width(), window.height()) == s
+                            and not window._reshare.isActive(), timeout=WAIT_MS)
         assert_what_the_user_sees(window, qtbot, size)
         window.grab().save(str(tmp_path / f"{layout}-{size[0]}x{size[1]}.png"))
     assert window.active_robot == ROBOT

@@ -38,3 +38,24 @@ def test_long_status_text_never_widens_the_window(
     window.status_strip.alert_label.show()
     QApplication.processEvents()
     assert window.width() == width
+
+
+def test_a_resized_window_gives_each_panel_its_share_of_the_new_size(
+        make_main_window: Callable[..., MainWindow], qtbot: Any) -> None:
+    """Field laptop laid out at 1366×768, then maximised to 1920×1080: the 3D view keeps
+    its share of the height instead of Qt giving all the new room to the bottom row."""
+    window = make_main_window(show=True)
+    window.resize(1366, 768)
+    assert window.load_named_layout("Field laptop")
+    view = next(d for name, d in window._docks.items() if name.startswith("scene3d"))
+    qtbot.waitUntil(lambda: view in window._shares, timeout=5_000)  # measured, settled
+
+    def share() -> float:
+        return view.height() / window.height()
+
+    before = share()
+    assert before > 0.3
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: window.height() == 1080 and abs(share() - before) < 0.03,
+                    timeout=5_000)
+    assert view.height() > 0.3 * 1080
