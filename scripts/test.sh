@@ -14,5 +14,7 @@ export SDL_VIDEODRIVER=dummy LIBGL_ALWAYS_SOFTWARE=1 PYTHONDONTWRITEBYTECODE=1
 .venv/bin/mypy
 packaging/build.sh
 export FIELDSTATION_BUNDLE=dist/fieldstation
-xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m pytest "$@"
+# One worker per core (PYTEST_WORKERS overrides; 0 runs in this process): each is a process
+# of its own with its own SDL, Qt application and zenoh sessions, on the same display.
+xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m pytest -n "${PYTEST_WORKERS:-auto}" "$@"
 FIELDSTATION_BENCH=short xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m tests.bench
