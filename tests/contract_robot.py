@@ -15,7 +15,8 @@ in the attachment too), fleet ``Uplink`` battery (``BATTERY_PCT`` %), status, an
 major fault ``E-OVERTEMP`` repeated every 2 s (the contract asks for at least every 5 s).
 
 Bad input, for the station's sake: ``--catalog missing`` (no queryable), ``--catalog empty``
-(a catalog that lists no topic), ``--catalog phantom`` (it also lists a camera and a cloud it
+(a catalog that lists no topic), ``--catalog late`` (the full catalog, answered only after
+3 s), ``--catalog phantom`` (it also lists a camera and a cloud it
 never publishes). It prints ``ready`` once its tokens are declared and runs until its stdin
 closes or it gets SIGTERM; the session is closed on the way out.
 """
@@ -45,7 +46,8 @@ GREEN = (20, 200, 90)  # the image's right half
 ORANGE = (255, 140, 0)  # every point of the cloud
 IMAGE_SIZE = (120, 160)  # rows, cols
 CLOUD_POINTS = 3000
-CATALOGS = ("full", "missing", "empty", "phantom")
+CATALOGS = ("full", "missing", "empty", "phantom", "late")
+LATE_CATALOG_S = 3.0  # --catalog late: no answer before this, the full catalog after
 # (key after fleet/<id>/, type, rate Hz, frame); the rates the robot really keeps
 TOPICS = (
     ("front/image", "isaac.ImageProto", 5.0, "front_camera"),
@@ -94,12 +96,12 @@ class Robot:
         self.prefix = f"{ROOT}/{robot_id}"
         self.token = session.liveliness().declare_token(self.prefix)  # before any sample
         self.queryable = None
-        if catalog != "missing":
-            payload = self._catalog(catalog)
-            key = f"{self.prefix}/catalog"
-            self.queryable = session.declare_queryable(
-                key, lambda query: query.reply(key, payload,
-                                               encoding="application/capnp;transport.Catalog"))
+        self._late: threading.Timer | None = None
+        if catalog == "late":  # a slow robot: its catalog answers only after a while
+            self._late = threading.Timer(LATE_CATALOG_S, self._serve_catalog, ("full",))
+            self._late.start()
+        elif catalog != "missing":
+            self._serve_catalog(catalog)
         self.publishers = {suffix: session.declare_publisher(f"{self.prefix}/{suffix}")
                            for suffix, *_ in TOPICS}
         rows, cols = IMAGE_SIZE
@@ -116,6 +118,13 @@ class Robot:
         self.colours = np.tile(np.array(ORANGE, np.uint8), (len(points), 1)).tobytes()
         self.started = time.time()
         self.raised_ms = int(self.started * 1000)
+
+    def _serve_catalog(self, kind: str) -> None:
+        payload = self._catalog(kind)
+        key = f"{self.prefix}/catalog"
+        self.queryable = self.session.declare_queryable(
+            key, lambda query: query.reply(key, payload,
+                                           encoding="application/capnp;transport.Catalog"))
 
     def _catalog(self, kind: str) -> bytes:
         msg = self.schemas["transport"].Catalog.new_message(
@@ -177,6 +186,8 @@ class Robot:
             self._put(suffix, "fleet.Uplink", up.to_bytes())
 
     def close(self) -> None:
+        if self._late is not None:
+            self._late.cancel()
         for publisher in self.publishers.values():
             publisher.undeclare()
         if self.queryable is not None:

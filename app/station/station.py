@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # logs are read only when one is opened: numpy stays off the 
     from app.record.reader import LogReader
 
 WORKER_PERIOD_S = 0.5
+CATALOG_RETRY_S = 5.0  # a robot whose catalog did not come is asked again this often
 log = logging.getLogger(__name__)
 
 
@@ -60,6 +61,7 @@ class Station:
         self.bus: BusSession | None = None
         self.player: LogPlayer | None = None  # when a log plays instead of a session
         self._robots: dict[str, RobotInfo] = {}
+        self._catalog_retry_at: dict[str, float] = {}  # robot id -> time.monotonic()
         self._lock = threading.Lock()
         self._traffic: Subscription | LogTraffic | None = None
         self._presence: PresenceTracker | None = None
@@ -367,15 +369,25 @@ class Station:
         self._set_status(**changes)
 
     def _fetch_catalogs(self) -> None:
+        now = time.monotonic()
         with self._lock:
             missing = [r.robot_id for r in self._robots.values()
                        if r.online and r.catalog is None]
-        for robot_id in missing:
+            # A catalog learnt by listening is asked for again now and then: the robot's
+            # own may only have been slow to answer (a loaded robot, a slow link).
+            learnt = [r.robot_id for r in self._robots.values()
+                      if r.online and r.catalog is not None and r.catalog.discovered
+                      and now >= self._catalog_retry_at.get(r.robot_id, 0.0)]
+        for robot_id in missing + learnt:
             bus = self.bus
             if bus is None or self._pending is not None or self._stop.is_set():
                 return
             found = catalog_mod.fetch(bus, robot_id, timeout_s=1.0, root=self.root)
+            if found is None and robot_id in learnt:
+                self._catalog_retry_at[robot_id] = time.monotonic() + CATALOG_RETRY_S
+                continue
             if found is None:
+                self._catalog_retry_at[robot_id] = time.monotonic() + CATALOG_RETRY_S
                 found = catalog_mod.discover(bus, robot_id, listen_s=1.0, root=self.root)
             with self._lock:
                 info = self._robots.get(robot_id)

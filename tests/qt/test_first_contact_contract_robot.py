@@ -27,7 +27,15 @@ from panels.camera import CameraPanel
 from panels.robots import RobotsPanel
 from panels.scene3d import Scene3DPanel
 from panels.status import StatusPanel
-from tests.contract_robot import BATTERY_PCT, FAULT_CODE, GREEN, ORANGE, PINK, ContractRobot
+from tests.contract_robot import (
+    BATTERY_PCT,
+    FAULT_CODE,
+    GREEN,
+    MODEL,
+    ORANGE,
+    PINK,
+    ContractRobot,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.gl]
 ROBOT = "ctr-1"
@@ -227,3 +235,19 @@ def test_two_robots_online_at_the_same_instant_the_first_by_id_is_chosen(
                     timeout=WAIT_MS)
     qtbot.waitUntil(lambda: window.active_robot is not None, timeout=WAIT_MS)
     assert window.active_robot == "alpha-1"
+
+
+def test_a_robot_slow_to_serve_its_catalog_gets_it_read_once_it_answers(
+        make_main_window: Callable[..., MainWindow], robots: Callable[..., ContractRobot],
+        qtbot: Any) -> None:
+    """Its catalog did not answer the first query (a loaded robot, a slow link): the station
+    learns its topics by listening, then asks again and takes the robot's own."""
+    robots(ROBOT, catalog="late")
+    window = make_main_window(show=True)
+    window.resize(*SCREENS[1])
+    assert window.load_named_layout(resources.DEFAULT_LAYOUT)
+    qtbot.waitUntil(lambda: robot_online(window, ROBOT), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: "no catalog" in robots_row(window, ROBOT), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: MODEL in robots_row(window, ROBOT), timeout=WAIT_MS)
+    info = next(r for r in window.station.robots() if r.robot_id == ROBOT)
+    assert info.catalog is not None and not info.catalog.discovered
