@@ -440,7 +440,8 @@ class Scene3DPanel(PanelBase):
     # -- the layer list ------------------------------------------------------------------------
     def layer_status(self, key: str, batch: FrameBatch) -> tuple[str, str]:
         """(text, colour) of a layer's state: hidden, error, not drawn, waiting, nothing to
-        draw, stale, ok; only faults (error, not drawn) are in the error colour."""
+        draw, stale, ok; only faults (error, not drawn) are in the error colour, and not a
+        wait for what comes by itself (the earth's datum)."""
         layer = self._wanted.get(key)
         if layer is None:
             return "not a layer", DIM_COLOUR
@@ -448,8 +449,9 @@ class Scene3DPanel(PanelBase):
             return "hidden", DIM_COLOUR
         if layer.error:
             return f"error: {layer.error}", ERROR_COLOUR
-        if layer.frame_problem:
-            return f"not drawn: {layer.frame_problem}", ERROR_COLOUR
+        if layer.frame_problem:  # waiting for the datum is no fault: it comes by itself
+            return f"not drawn: {layer.frame_problem}", \
+                WARN_COLOUR if layer.frame_problem.endswith(" yet") else ERROR_COLOUR
         if layer.version < 0:
             return "waiting for data", DIM_COLOUR
         if layer.empty:
