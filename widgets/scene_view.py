@@ -329,6 +329,13 @@ class SceneGroup:
         self._texts.visible = True
         self._count_upload(1)
 
+    def label_texts(self) -> list[str]:
+        """The labels' texts as drawn now."""
+        if self._texts is None or not self._texts.visible or not self.visible:
+            return []
+        text = self._texts.text
+        return [text] if isinstance(text, str) else list(text)
+
     def labels(self) -> tuple[np.ndarray, np.ndarray]:
         """The labels drawn now: world positions (M, 3) and sizes in pixels (M, 2)."""
         if self._texts is None or not self._texts.visible or not self.visible:

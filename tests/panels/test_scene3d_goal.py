@@ -79,11 +79,14 @@ def test_a_goal_picked_ahead_of_the_rover_is_sent_in_its_frame_and_driven_to(
     assert panel.goal_tool.bar.isVisible()
     assert "Send goal to rover-1" in panel.goal_tool.label.text()
     assert "goal-tool|marker" in panel.view.group_ids()  # the preview arrow
+    marker = panel.view.group("goal-tool|marker")
+    assert marker.label_texts() == ["goal (not sent)"]
     assert not heard  # nothing leaves before the operator confirms
 
     expected = panel.model.tree.lookup(local, "rover-1/base_link").matrix @ [3.0, 0, 0, 1]
     heading = math.atan2(base[1, 0], base[0, 0])
     qtbot.mouseClick(panel.goal_tool.send_button, Qt.MouseButton.LeftButton)
+    assert marker.label_texts() == ["rover-1: sent"]  # at once, not after the next frame
     qtbot.waitUntil(lambda: bool(heard), timeout=TIMEOUT_MS)
     command = decode(encoding_for("fleet.Command"), heard[0]).root
     assert command.which() == "goTo" and command.robotId == "rover-1"
