@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import math
 import platform
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -78,6 +79,10 @@ class MainWindow(QMainWindow):
         self._docks: dict[str, QDockWidget] = {}
         self._wanted: set[Interest] = set()
         self._tables_at = 0.0
+        # A robot came, went or got its catalog: the tables now, not at their next turn (a
+        # robot online is chosen, and its panels subscribe, a frame later).
+        self._robots_changed = threading.Event()
+        self._unwatch_robots = self.station.watch_robots(lambda _: self._robots_changed.set())
         self._visible: list[Panel] = []  # the panels on screen, as of _visible_at
         self._visible_at = -math.inf
         self._robots: list[Any] = []
@@ -375,7 +380,8 @@ class MainWindow(QMainWindow):
         # panels then refresh their tables (tables_changed) in one tick: every frame that
         # changes the window costs a whole repaint, which under software GL (the 3D view
         # makes the window composite through OpenGL) is the dearest part of a frame.
-        if now - self._tables_at >= TABLES_PERIOD_S:
+        if now - self._tables_at >= TABLES_PERIOD_S or self._robots_changed.is_set():
+            self._robots_changed.clear()
             self._tables_at = now
             self._table_steps = deque([self._take_robots, self._take_topics, self._take_rest])
             lower_background()  # threads started since the last time (see app.priority)
@@ -680,6 +686,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self._close_teleop()  # the robot's stops first, whatever the panels do next
+        self._unwatch_robots()
         self.station.feeds.set_waker(None)
         self.clock.stop()
         try:
