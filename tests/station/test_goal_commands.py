@@ -10,12 +10,12 @@ import pytest
 
 from app.bus.catalog import Catalog, TopicInfo
 from app.codec.decode import decode, encoding_for
-from app.convert.models import Transform
 from app.scene.frames import EARTH, TransformTree
 from app.scene.geo import to_enu
 from app.scene.goals import Goal, GoalError, goal_pose
 from app.station.goal_commands import GoalTracker, goal_order, goal_route
 from app.station.vitals import Message, Mission, RobotVitals, Status
+from tests.scene.test_goals import tree_with_map
 
 DATUM = (8.5456, 47.3977, 400.0)
 
@@ -30,14 +30,6 @@ def test_the_command_is_the_one_the_catalog_lists() -> None:
     route = goal_route("r", Catalog("r", commands=[teleop, goal2, go_to]))
     assert route is not None and (route.member, route.key) == ("goal2", goal2.key)
     assert goal_route("r", Catalog("r", commands=[teleop])) is None
-
-
-def tree_with_map() -> TransformTree:
-    """r/world placed in r/map: 10 m east, turned a quarter turn counter-clockwise."""
-    tree = TransformTree()
-    tree.add(Transform("map", "world", (10.0, 0.0, 0.0),
-                       (0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4))), "r")
-    return tree
 
 
 def test_a_fleet_goal_is_a_pose3_in_the_local_frame_with_the_seq() -> None:
