@@ -65,7 +65,8 @@ def test_the_e_stop_shortcut_works_wherever_the_focus_is(window: MainWindow, qtb
     panel.set_source("keyboard")
     assert window.estop_action.shortcut().toString() == "Ctrl+Space"
     qtbot.keyClick(panel.drive, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: rover_estop(window) is True, timeout=5_000)
+    qtbot.waitUntil(lambda: "rover-1" in window.estopped_robots(), timeout=5_000)  # sent
+    qtbot.waitUntil(lambda: rover_estop(window) is True, timeout=15_000)  # and reported
 
 
 @pytest.fixture

@@ -98,6 +98,17 @@ class Latest:
                          timeout)
         return plain(self.sub.decode(found).root)
 
+    def first(self, since: float, accept: Callable[[dict[str, Any]], bool],
+              timeout: float = 5.0) -> dict[str, Any]:
+        """The first sample stamped after ``since`` that ``accept`` takes, once it came."""
+        def found() -> dict[str, Any] | None:
+            for stamp, sample in self.poll():
+                if stamp > since and accept(value := plain(self.sub.decode(sample).root)):
+                    return value
+            return None
+        result: dict[str, Any] = wait_for(found, timeout)
+        return result
+
     def between(self, since: float, until: float) -> list[dict[str, Any]]:
         self.after(until)
         return [plain(self.sub.decode(s).root) for t, s in self.poll() if since <= t <= until]
