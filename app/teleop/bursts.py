@@ -61,7 +61,8 @@ class StopBursts:
             return self._cond.wait_for(lambda: not self._due and not self._in_hand, timeout)
 
     def close(self, timeout: float = 2.0) -> None:
-        """Sends what is left (at once: the session is ending), then ends the thread."""
+        """Sends what is left on its schedule (a burst ends within one period: stops sent
+        back to back would be lost together), then ends the thread."""
         with self._cond:
             self._closing = True
             self._cond.notify_all()
@@ -96,7 +97,7 @@ class StopBursts:
                 self._cond.wait()
                 continue
             wait = self._due[0].at - self._clock()
-            if wait > 0 and not self._closing:
+            if wait > 0:
                 self._cond.wait(wait)
                 continue
             return heapq.heappop(self._due)
