@@ -16,7 +16,7 @@ major fault ``E-OVERTEMP`` repeated every 2 s (the contract asks for at least ev
 
 Bad input, for the station's sake: ``--catalog missing`` (no queryable), ``--catalog empty``
 (a catalog that lists no topic), ``--catalog late`` (the full catalog, answered only after
-3 s), ``--catalog phantom`` (it also lists a camera and a cloud it
+6 s), ``--catalog phantom`` (it also lists a camera and a cloud it
 never publishes). It prints ``ready`` once its tokens are declared and runs until its stdin
 closes or it gets SIGTERM; the session is closed on the way out.
 """
@@ -47,7 +47,7 @@ ORANGE = (255, 140, 0)  # every point of the cloud
 IMAGE_SIZE = (120, 160)  # rows, cols
 CLOUD_POINTS = 3000
 CATALOGS = ("full", "missing", "empty", "phantom", "late")
-LATE_CATALOG_S = 3.0  # --catalog late: no answer before this, the full catalog after
+LATE_CATALOG_S = 6.0  # --catalog late: no answer before this, the full catalog after
 # (key after fleet/<id>/, type, rate Hz, frame); the rates the robot really keeps
 TOPICS = (
     ("front/image", "isaac.ImageProto", 5.0, "front_camera"),
