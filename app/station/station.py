@@ -45,7 +45,8 @@ if TYPE_CHECKING:  # logs are read only when one is opened: numpy stays off the 
     from app.record.reader import LogReader
 
 WORKER_PERIOD_S = 0.5
-CATALOG_RETRY_S = 5.0  # a robot whose catalog did not come is asked again this often
+CATALOG_RETRY_S = 5.0  # a robot whose catalog did not come is asked again after this,
+CATALOG_RETRY_MAX_S = 60.0  # and then twice as long each time, up to this
 log = logging.getLogger(__name__)
 
 
@@ -61,7 +62,7 @@ class Station:
         self.bus: BusSession | None = None
         self.player: LogPlayer | None = None  # when a log plays instead of a session
         self._robots: dict[str, RobotInfo] = {}
-        self._catalog_retry_at: dict[str, float] = {}  # robot id -> time.monotonic()
+        self._catalog_retry: dict[str, tuple[float, float]] = {}  # id -> (due, interval)
         self._lock = threading.Lock()
         self._traffic: Subscription | LogTraffic | None = None
         self._presence: PresenceTracker | None = None
@@ -377,18 +378,19 @@ class Station:
             # own may only have been slow to answer (a loaded robot, a slow link).
             learnt = [r.robot_id for r in self._robots.values()
                       if r.online and r.catalog is not None and r.catalog.discovered
-                      and now >= self._catalog_retry_at.get(r.robot_id, 0.0)]
+                      and now >= self._catalog_retry.get(r.robot_id, (0.0, 0.0))[0]]
         for robot_id in missing + learnt:
             bus = self.bus
             if bus is None or self._pending is not None or self._stop.is_set():
                 return
             found = catalog_mod.fetch(bus, robot_id, timeout_s=1.0, root=self.root)
-            if found is None and robot_id in learnt:
-                self._catalog_retry_at[robot_id] = time.monotonic() + CATALOG_RETRY_S
-                continue
             if found is None:
-                self._catalog_retry_at[robot_id] = time.monotonic() + CATALOG_RETRY_S
+                self._retry_catalog_later(robot_id)
+                if robot_id in learnt:
+                    continue
                 found = catalog_mod.discover(bus, robot_id, listen_s=1.0, root=self.root)
+            else:
+                self._catalog_retry.pop(robot_id, None)
             with self._lock:
                 info = self._robots.get(robot_id)
                 if info is None or bus is not self.bus:
@@ -397,6 +399,13 @@ class Station:
             self._listening_changed()
             self._tell(info)
             self._update_listening()  # a robot's heavy topics go as soon as its catalog is in
+
+    def _retry_catalog_later(self, robot_id: str) -> None:
+        """Each unanswered query waits twice as long for the next (up to a minute): a
+        robot that serves no catalog costs the worker a second's wait only now and then."""
+        _, interval = self._catalog_retry.get(robot_id, (0.0, CATALOG_RETRY_S / 2))
+        interval = min(interval * 2, CATALOG_RETRY_MAX_S)
+        self._catalog_retry[robot_id] = (time.monotonic() + interval, interval)
 
     # -- vitals, read on their keys' lanes --------------------------------------------------------
     def _on_vital(self, delivery: Delivery) -> None:
