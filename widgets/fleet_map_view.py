@@ -83,6 +83,9 @@ class FleetMapView(QWidget):
         self._font = QFont(self.font())
         self._font.setPointSizeF(max(7.0, self._font.pointSizeF() * 0.9))
         self._metrics = QFontMetrics(self._font)
+        bold = QFont(self._font)
+        bold.setBold(True)
+        self._label_metrics = QFontMetrics(bold)  # the widest a label gets (the active one)
 
     # -- plain data in ------------------------------------------------------------------------
     def set_robots(self, robots: Sequence[MapRobot]) -> None:
@@ -247,9 +250,7 @@ class FleetMapView(QWidget):
         would print over another's)."""
         robots = sorted(self.main_robots(), key=lambda r: (r.robot_id != self.active,
                                                            r.robot_id))
-        bold = QFont(self._font)
-        bold.setBold(True)
-        wide = QFontMetrics(bold)
+        wide = self._label_metrics
         height, ascent = float(wide.height()), float(wide.ascent())
         places: dict[str, QRectF] = {}
         for robot in robots:
