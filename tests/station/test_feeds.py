@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
+import zenoh
 
 from app.bus.config import BusConfig
 from app.bus.publisher import Publisher, Traffic
@@ -190,8 +191,9 @@ def test_a_consumer_keeps_receiving_across_a_reconnect(free_endpoint, station, r
 def test_decode_errors_are_counted_once_wanted_or_not(station, robot) -> None:
     wanted, unwanted = "fleet/r1/wanted", "fleet/r1/unwanted"
     station.set_interests({Latest(wanted)})
-    garbage = {k: robot.zenoh.declare_publisher(k, encoding="application/capnp;fleet.Uplink")
-               for k in (wanted, unwanted)}
+    garbage = {k: robot.zenoh.declare_publisher(  # blocking: a loaded machine drops none
+        k, encoding="application/capnp;fleet.Uplink",
+        congestion_control=zenoh.CongestionControl.BLOCK) for k in (wanted, unwanted)}
     try:
         for key in garbage:
             wait_until_heard(robot, key)
@@ -199,9 +201,9 @@ def test_decode_errors_are_counted_once_wanted_or_not(station, robot) -> None:
             for publisher in garbage.values():
                 publisher.put(b"\x00\x00\x00\x00\xff\xff\x00\x00 not capnp")
             time.sleep(0.6)  # unwanted small keys are checked twice a second
-        topics = wait_for(lambda: station.topics().get(unwanted)
-                          and station.topics()[unwanted].error_count and station.topics(),
-                          timeout=5)
+        topics = wait_for(lambda: (t := station.topics()).get(unwanted) is not None
+                          and t[unwanted].error_count > 0 and wanted in t
+                          and t[wanted].count == 5 and t, timeout=5)  # all five arrived
         assert topics[wanted].error_count == 5  # every sample decoded once on its lane
         assert 1 <= topics[unwanted].error_count <= 5
         assert topics[wanted].errors["malformed"] == 5
