@@ -203,10 +203,11 @@ def test_decode_errors_are_counted_once_wanted_or_not(station, robot) -> None:
             time.sleep(0.6)  # unwanted small keys are checked twice a second
         topics = wait_for(lambda: (t := station.topics()).get(unwanted) is not None
                           and t[unwanted].error_count > 0 and wanted in t
-                          and t[wanted].count == 5 and t, timeout=5)  # all five arrived
-        assert topics[wanted].error_count == 5  # every sample decoded once on its lane
+                          and 0 < t[wanted].count == t[wanted].error_count and t,
+                          timeout=5)  # every sample decoded once on its lane, and failed
+        arrived = topics[wanted].count  # all five, unless a loaded machine dropped some
         assert 1 <= topics[unwanted].error_count <= 5
-        assert topics[wanted].errors["malformed"] == 5
+        assert topics[wanted].errors["malformed"] == arrived
     finally:
         for publisher in garbage.values():
             publisher.undeclare()
