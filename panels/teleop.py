@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.inputs.keyboard import KeyboardInput
-from app.qt.panel_api import SOURCES, Operator, PanelHost
+from app.qt.panel_api import SOURCES, Operator, PanelHost, arming_banner
 from app.station.frame import FrameBatch
 from app.teleop.arming import Arming
 from app.teleop.profiles import (
@@ -53,7 +53,7 @@ from app.teleop.profiles import (
     within_caps,
 )
 from panels.base import PanelBase
-from widgets.status_light import ALARM, OFFLINE, ONLINE, WARNING
+from widgets.status_light import ALARM, WARNING
 from widgets.stick_preview import SignedBar, StickPreview, TriggerPreview
 from widgets.virtual_stick import VirtualStick
 
@@ -62,8 +62,6 @@ if TYPE_CHECKING:
     from app.teleop.session import TeleopSession
 
 SHOW_PERIOD_S = 0.066  # labels refresh at ~15 Hz, not every frame
-STATE_COLOURS = {Arming.ARMED: ONLINE, Arming.DISARMED: OFFLINE, Arming.STALE: WARNING,
-                 Arming.ESTOP: ALARM}
 STICK_OUTPUTS = (("linear", "m/s"), ("angular", "rad/s"), ("steering", "rad"))
 LIMIT_FIELDS = (("linear", "m/s"), ("angular", "rad/s"), ("steering", "rad"), ("speed", "m/s"))
 
@@ -409,12 +407,13 @@ class TeleopPanel(PanelBase):
     def show_status(self) -> None:
         status = self.session.status()
         teleop = status.teleop
-        colour = STATE_COLOURS.get(teleop.state, OFFLINE)
-        reason = teleop.reason if teleop.state is not Arming.ARMED else \
-            f"driving {teleop.robot}"
-        self.state_label.setText(f"{teleop.state.value.upper()} — {reason}")
+        # The safety bar's words: a keyboard waiting for a click is named as such, not as
+        # an unplugged controller.
+        shown = arming_banner(teleop.state, teleop.robot, teleop.reason, "", teleop.device)
+        self.state_label.setText(shown.text)
+        self.state_label.setToolTip(shown.tooltip)
         self.state_label.setStyleSheet(
-            f"color:#111;background:{colour};border-radius:4px;padding:4px;")
+            f"color:#111;background:{shown.colour};border-radius:4px;padding:4px;")
         reading = self.operator.latest()
         if self.operator.driving_source() != self._shown_source:
             self._show_source()  # a pad plugged or pulled while the source is automatic

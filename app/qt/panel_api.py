@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from app.bus.outbox import Outbox
 from app.qt.operator import SOURCES, Operator
+from app.qt.safety_bar import banner as arming_banner
 from app.station.commands import Commander
 from app.station.feeds import Consumer
 from app.station.frame import FrameBatch
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from app.teleop.session import TeleopSession
 
 __all__ = ["SOURCES", "TOPIC_MIME", "Operator", "Panel", "PanelClass", "PanelHost",
-           "PanelRegistry", "PanelStation"]
+           "PanelRegistry", "PanelStation", "arming_banner"]
 
 TOPIC_MIME = "application/x-fieldstation-topic"  # drag payload: JSON {"key", "type"}
 
@@ -137,6 +138,7 @@ class PanelClass(Protocol):
     panel_id: str
     title: str
     accepts: frozenset[str]
+    loads_slowly: bool  # built after the first live data at start-up (app.qt.slow_panels)
 
     def __call__(self, host: PanelHost) -> Panel: ...
 

@@ -132,6 +132,22 @@ def test_the_keyboard_drives_while_the_drive_view_has_focus(window: MainWindow,
     qtbot.waitUntil(lambda: "deadman" in panel.state_label.text())
 
 
+def test_automatic_input_with_no_pad_names_the_keyboard_not_an_unplugged_controller(
+        window: MainWindow, qtbot: Any) -> None:
+    panel = window.open_panel("teleop")
+    assert isinstance(panel, TeleopPanel)
+    panel.set_source("auto")
+    assert not window.operator.pads()
+    session = window.teleop()
+    qtbot.waitUntil(lambda: session.status().link.live, timeout=8_000)
+    panel.drive.clearFocus()
+    says = "click the Teleop panel's drive view"
+    qtbot.waitUntil(lambda: says in panel.state_label.text(), timeout=3_000)
+    qtbot.waitUntil(lambda: says in window.safety_bar.banner.full_text(), timeout=3_000)
+    for shown in (panel.state_label.text(), window.safety_bar.banner.full_text()):
+        assert shown.startswith("DISARMED") and "unplugged" not in shown
+
+
 def armed_by_keyboard(panel: TeleopPanel, qtbot: Any) -> bool:
     """Whether the keyboard drives; told to press the deadman again (the window was too
     busy to read the keyboard for a moment, on a loaded machine), it does as an operator."""
