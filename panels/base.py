@@ -17,6 +17,7 @@ class PanelBase(QWidget):
     panel_id: ClassVar[str] = ""
     title: ClassVar[str] = ""
     accepts: ClassVar[frozenset[str]] = frozenset()
+    loads_slowly: ClassVar[bool] = False
 
     def __init__(self, host: PanelHost) -> None:
         super().__init__()

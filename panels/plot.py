@@ -74,6 +74,7 @@ class PlotPanel(PanelBase):
     panel_id = "plot"
     title = "Plot"
     accepts = frozenset({"topic", "field"})
+    loads_slowly = True  # pyqtgraph's import: half a second here
 
     def __init__(self, host: PanelHost) -> None:
         super().__init__(host)

@@ -82,6 +82,7 @@ class Scene3DPanel(PanelBase):
     panel_id = "scene3d"
     title = "3D"
     accepts = frozenset({"topic", "robot"})
+    loads_slowly = True  # vispy and a GL context: about a second here
 
     def __init__(self, host: PanelHost) -> None:
         super().__init__(host)

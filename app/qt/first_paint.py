@@ -2,8 +2,9 @@
 paint (so the window appears at once), and the start-up benchmark probe: with
 ``FIELDSTATION_EXIT_AFTER_FIRST_PAINT=1`` the GUI prints ``first-paint <unix time>`` once its
 window has painted for the first time, then closes; with ``=live`` it goes on until panels
-on screen have been handed robot data and painted it, prints ``live-data <unix time>``, then
-closes (tests/bench/bench_startup.py)."""
+on screen have been handed robot data and painted it, prints ``live-data <unix time>``, and
+``all-panels <unix time>`` once the panels built after that are in, then closes
+(tests/bench/bench_startup.py)."""
 
 from __future__ import annotations
 
@@ -54,14 +55,27 @@ def report_and_close(window: QWidget) -> None:
 
 
 def _report_live_data(window: QWidget) -> None:
+    """Prints ``live-data <unix time>``, then ``all-panels <unix time>`` once the panels
+    built after it (app.qt.slow_panels) are in, then closes."""
     poll = QTimer(window)
+    seen: list[str] = []
+
+    def say(what: str) -> None:
+        print(f"{what} {time.time():.6f}", flush=True)
 
     def check() -> None:
-        if getattr(window, "live_data_at", None) is not None:
+        if not seen:
+            if getattr(window, "live_data_at", None) is not None:
+                seen.append("live-data")
+                # The tick that handed the data over is followed by its repaint: say it after.
+                QTimer.singleShot(0, lambda: say("live-data"))
+        elif not getattr(getattr(window, "slow_panels", None), "held", None):
             poll.stop()
-            # The tick that handed the data over is followed by its repaint: report after it.
-            QTimer.singleShot(0, lambda: (print(f"live-data {time.time():.6f}", flush=True),
-                                          window.close()))
+            QTimer.singleShot(0, say_all_and_close)
+
+    def say_all_and_close() -> None:
+        say("all-panels")
+        window.close()
 
     poll.timeout.connect(check)
     poll.start(5)

@@ -3,12 +3,15 @@ actions, so the list never disagrees with the menus), the data folder, and About
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl
+import PySide6
+from PySide6.QtCore import Qt, QUrl, qVersion
 from PySide6.QtGui import QAction, QDesktopServices, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,7 +41,7 @@ class Shortcut:
     action: str  # what it does, e.g. "File ▸ Open log…"
 
 
-def build_help_menu(window: QMainWindow, config_dir: Path, about_text: Callable[[], str]) -> QMenu:
+def build_help_menu(window: QMainWindow, config_dir: Path) -> QMenu:
     menu = window.menuBar().addMenu("&Help")
     for title, path in DOCUMENTS.items():
         _add(menu, title, partial(open_path, path))
@@ -136,3 +139,23 @@ def shortcuts_dialog(window: QMainWindow) -> QDialog:
     layout.addWidget(buttons)
     dialog.resize(520, 560)
     return dialog
+
+
+def about_text() -> str:
+    """What About says: the versions of Fieldstation and what it is built on."""
+    import capnp
+    import capnp.version as lib
+
+    def dist(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "?"
+
+    return (f"<b>Fieldstation {dist('fieldstation')}</b><br>"
+            "Robot visualisation and teleoperation over Zenoh and Cap'n Proto.<br><br>"
+            f"Qt {qVersion()} (PySide6 {PySide6.__version__})<br>"
+            f"Zenoh {dist('eclipse-zenoh')}<br>"
+            f"Cap'n Proto {lib.LIBCAPNP_VERSION_MAJOR}.{lib.LIBCAPNP_VERSION_MINOR}."
+            f"{lib.LIBCAPNP_VERSION_MICRO} (pycapnp {capnp.__version__})<br>"
+            f"Python {platform.python_version()}")

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import gc
 import math
-import platform
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import PySide6
-from PySide6.QtCore import QByteArray, QSize, Qt, QTimer, qVersion
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -32,12 +29,14 @@ from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layo
 from app.priority import lower_background
 from app.qt.frame_clock import FrameClock
 from app.qt.help_menu import build_help_menu
+from app.qt.layout_files import check_window_bytes, safe_name
 from app.qt.layout_menu import LayoutMenu
 from app.qt.operator import Operator
-from app.qt.panel_api import Panel, PanelRegistry
+from app.qt.panel_api import Panel, PanelClass, PanelRegistry
 from app.qt.playback import OPEN_LOG_SHORTCUT, PlaybackControls
 from app.qt.recording import RecordingControls
 from app.qt.safety_bar import SafetyBar
+from app.qt.slow_panels import SlowPanels, loading_note
 from app.qt.status_strip import StatusStrip
 from app.station.active_robot import first_choice, remember_robot, remembered_robot
 from app.station.connection import Connection, ConnectionChoice
@@ -105,6 +104,8 @@ class MainWindow(QMainWindow):
         self._teleop: TeleopSession | None = None
         self._safety_at = -math.inf
         self.live_data_at: float | None = None  # when panels on screen first got robot data
+        self.slow_panels = SlowPanels(self, lambda: self.live_data_at is not None,
+                                      self._build_held)
         self.setWindowTitle("Fieldstation")
         self.setWindowIcon(_icon("fieldstation"))
         self.setDockNestingEnabled(True)
@@ -137,10 +138,28 @@ class MainWindow(QMainWindow):
         """Docks a new panel in ``area``; ``tabbed``: as a tab beside a dock already there
         (what the operator's Add panel does), so the window and its other panels keep their
         size."""
+        cls = self._panel_class(panel_id)
+        object_name = object_name or self._free_name(panel_id)
+        panel = self._make_panel(cls, state)
+        widget = cast(QWidget, panel)
+        neighbour = self._dock_in(AREAS[area]) if tabbed else None
+        dock = self._add_dock(object_name, panel_id, widget.windowTitle() or cls.title, widget,
+                              area)
+        if neighbour is not None:
+            # A panel added to a window on screen joins a tab group there: a new column or
+            # row would squeeze the others, or grow the window past the screen.
+            self.tabifyDockWidget(neighbour, dock)
+            QTimer.singleShot(0, dock, dock.raise_)
+        self._adopt(object_name, panel)
+        return panel
+
+    def _panel_class(self, panel_id: str) -> PanelClass:
         cls = self.registry.get(panel_id)
         if cls is None:
             raise KeyError(f"no panel {panel_id!r}")
-        object_name = object_name or self._free_name(panel_id)
+        return cls
+
+    def _make_panel(self, cls: PanelClass, state: dict[str, Any] | None) -> Panel:
         panel = cls(self)
         if state:
             panel.restore_state(state)
@@ -150,24 +169,44 @@ class MainWindow(QMainWindow):
         hint = widget.minimumSizeHint()
         widget.setMinimumSize(min(hint.width(), PANEL_MIN.width()),
                               min(hint.height(), PANEL_MIN.height()))
-        dock = QDockWidget(widget.windowTitle() or cls.title, self)
+        return panel
+
+    def _add_dock(self, object_name: str, panel_id: str, title: str, widget: QWidget,
+                  area: str) -> QDockWidget:
+        dock = QDockWidget(title, self)
         dock.setObjectName(object_name)
         dock.setWindowIcon(_icon(panel_id))  # shown on the dock's tab when tabbed
-        dock.setWidget(panel)  # type: ignore[arg-type]
+        dock.setWidget(widget)
         dock.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dock.destroyed.connect(lambda _=None, name=object_name, d=dock: self._forget(name, d))
-        neighbour = self._dock_in(AREAS[area]) if tabbed else None
         self.addDockWidget(AREAS[area], dock)
-        if neighbour is not None:
-            # A panel added to a window on screen joins a tab group there: a new column or
-            # row would squeeze the others, or grow the window past the screen.
-            self.tabifyDockWidget(neighbour, dock)
-            QTimer.singleShot(0, dock, dock.raise_)
-        self._panels[object_name] = panel
         self._docks[object_name] = dock
-        widget.windowTitleChanged.connect(lambda _=None, name=object_name: self._show_title(name))
+        return dock
+
+    def _adopt(self, object_name: str, panel: Panel) -> None:
+        self._panels[object_name] = panel
+        cast(QWidget, panel).windowTitleChanged.connect(
+            lambda _=None, name=object_name: self._show_title(name))
         self._visible_at = -math.inf
-        return panel
+
+    def _hold_slow_panel(self, record: DockRecord) -> None:
+        """A dock for ``record`` holding a "Loading…" note until SlowPanels builds it."""
+        cls = self._panel_class(record.panel_id)
+        note = loading_note(cls.title)
+        note.setMinimumSize(PANEL_MIN)  # a slow panel's own minimum, clipped (_make_panel)
+        self._add_dock(record.object_name, record.panel_id, cls.title, note, record.area)
+        self.slow_panels.hold(record)
+
+    def _build_held(self, record: DockRecord) -> None:
+        dock = self._docks.get(record.object_name)
+        if dock is None:
+            return
+        panel = self._make_panel(self._panel_class(record.panel_id), record.state)
+        note = dock.widget()
+        dock.setWidget(cast(QWidget, panel))
+        note.deleteLater()
+        self._adopt(record.object_name, panel)
+        self._show_title(record.object_name)
 
     def _dock_in(self, area: Qt.DockWidgetArea) -> QDockWidget | None:
         """The last docked (not floating) dock of ``area``, else of any area."""
@@ -187,6 +226,7 @@ class MainWindow(QMainWindow):
             return  # a dock closed earlier, whose name a newer dock has taken
         panel = self._panels.pop(object_name, None)
         self._docks.pop(object_name, None)
+        self.slow_panels.forget(object_name)
         self._visible, self._visible_at = [], -math.inf  # holding no closed panel
         gc.unfreeze()
         if self._shown_once:
@@ -429,10 +469,17 @@ class MainWindow(QMainWindow):
     # -- layouts ---------------------------------------------------------------------------
     def current_layout(self, name: str = "") -> Layout:
         docks = []
-        for object_name, panel in self._panels.items():
-            dock = self._docks[object_name]
+        for object_name, dock in self._docks.items():
+            panel = self._panels.get(object_name)
+            held = self.slow_panels.held.get(object_name)
+            if panel is not None:
+                panel_id, state = panel.panel_id, panel.save_state()
+            elif held is not None:  # not built yet: as the layout had it
+                panel_id, state = held.panel_id, held.state
+            else:
+                continue
             area = {v: k for k, v in AREAS.items()}.get(self.dockWidgetArea(dock), "left")
-            docks.append(DockRecord(object_name, panel.panel_id, panel.save_state(), area,
+            docks.append(DockRecord(object_name, panel_id, state, area,
                                     self._tab_group_head(dock), dock.isFloating()))
         return Layout(name or "Current", docks, bytes(self.saveState().data()),
                       bytes(self.saveGeometry().data()))
@@ -447,11 +494,16 @@ class MainWindow(QMainWindow):
                 return name
         return ""
 
-    def apply_layout(self, layout: Layout) -> None:
-        """Replaces every dock. The layout was validated by parse_layout already."""
+    def apply_layout(self, layout: Layout, hold_slow: bool = False) -> None:
+        """Replaces every dock. The layout was validated by parse_layout already. With
+        ``hold_slow`` (the window's first layout) panels that load slowly are built once the
+        window shows live data (see app.qt.slow_panels)."""
         self.close_all_panels()
         for record in layout.docks:
-            self.open_panel(record.panel_id, record.state, record.object_name, record.area)
+            if hold_slow and self._panel_class(record.panel_id).loads_slowly:
+                self._hold_slow_panel(record)
+            else:
+                self.open_panel(record.panel_id, record.state, record.object_name, record.area)
         for record in layout.docks:
             dock = self._docks[record.object_name]
             if record.tab_with and record.tab_with in self._docks:
@@ -466,6 +518,7 @@ class MainWindow(QMainWindow):
                 {self._docks[r.object_name]: r.size for r in layout.docks
                  if len(r.size) == 2 and not r.floating},
                 [self._docks[r.object_name] for r in layout.docks if r.tab_with])
+        self.slow_panels.start()
 
     def _place_docks(self, sizes: dict[QDockWidget, list[float]],
                      on_top: list[QDockWidget]) -> None:
@@ -511,12 +564,12 @@ class MainWindow(QMainWindow):
             return None
         return layout
 
-    def load_layout_text(self, text: str | bytes, source: str) -> bool:
+    def load_layout_text(self, text: str | bytes, source: str, hold_slow: bool = False) -> bool:
         """Applies a layout, or explains why not and keeps the current one."""
         layout = self.parsed_layout(text, source)
         if layout is None:
             return False
-        self.apply_layout(layout)
+        self.apply_layout(layout, hold_slow)
         self.layouts.took(layout.name, layout)
         return True
 
@@ -530,16 +583,16 @@ class MainWindow(QMainWindow):
         return self.config_dir / "layouts"
 
     def save_named_layout(self, name: str) -> Path:
-        path = self.layouts_dir() / f"{_safe_name(name)}.json"
+        path = self.layouts_dir() / f"{safe_name(name)}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.current_layout(name).to_json())
         self.layouts.took(name)
         return path
 
-    def load_named_layout(self, name: str) -> bool:
+    def load_named_layout(self, name: str, hold_slow: bool = False) -> bool:
         """Opens the named layout without asking (the Layouts menu asks first)."""
         for folder in (self.layouts_dir(), resources.LAYOUTS):
-            path = folder / f"{_safe_name(name)}.json"
+            path = folder / f"{safe_name(name)}.json"
             if path.is_file():
                 try:
                     layout = read_layout(path, [c.panel_id for c in self.registry.classes()])
@@ -547,17 +600,18 @@ class MainWindow(QMainWindow):
                 except LayoutError as exc:
                     self.layout_refused(str(exc))
                     return False
-                self.apply_layout(layout)
+                self.apply_layout(layout, hold_slow)
                 self.layouts.took(name, layout)
                 return True
         self.layout_refused(f"no layout named {name!r}")
         return False
 
-    def restore_last_layout(self) -> None:
+    def restore_last_layout(self, hold_slow: bool = False) -> None:
         last = self.config_dir / "last-layout.json"
-        if last.is_file() and self.load_layout_text(last.read_bytes(), "the last layout"):
+        if last.is_file() and self.load_layout_text(last.read_bytes(), "the last layout",
+                                                    hold_slow):
             return
-        self.load_named_layout(resources.DEFAULT_LAYOUT)
+        self.load_named_layout(resources.DEFAULT_LAYOUT, hold_slow)
 
     # -- connection -----------------------------------------------------------------------
     def reconnect(self, choice: ConnectionChoice) -> None:
@@ -624,7 +678,7 @@ class MainWindow(QMainWindow):
         full_screen.setShortcuts([QKeySequence("F11"),
                                   *(k for k in standard if k != QKeySequence("F11"))])
 
-        build_help_menu(self, self.config_dir, self.about_text)
+        build_help_menu(self, self.config_dir)
 
     def _build_safety_bar(self) -> None:
         """The arming banner, the E-STOP and its release in the menu bar's corner: on screen
@@ -655,24 +709,6 @@ class MainWindow(QMainWindow):
 
     def _toggle_full_screen(self) -> None:
         self.showNormal() if self.isFullScreen() else self.showFullScreen()
-
-    def about_text(self) -> str:
-        import capnp
-        import capnp.version as lib
-
-        def dist(name: str) -> str:
-            try:
-                return version(name)
-            except PackageNotFoundError:
-                return "?"
-
-        return (f"<b>Fieldstation {dist('fieldstation')}</b><br>"
-                "Robot visualisation and teleoperation over Zenoh and Cap'n Proto.<br><br>"
-                f"Qt {qVersion()} (PySide6 {PySide6.__version__})<br>"
-                f"Zenoh {dist('eclipse-zenoh')}<br>"
-                f"Cap'n Proto {lib.LIBCAPNP_VERSION_MAJOR}.{lib.LIBCAPNP_VERSION_MINOR}."
-                f"{lib.LIBCAPNP_VERSION_MICRO} (pycapnp {capnp.__version__})<br>"
-                f"Python {platform.python_version()}")
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -723,27 +759,6 @@ def _shows_live_data(batch: FrameBatch) -> bool:
 def _icon(name: str) -> QIcon:
     path = resources.icon_path(name)
     return QIcon(str(path)) if path.is_file() else QIcon()
-
-
-def check_window_bytes(layout: Layout, source: str) -> None:
-    """Raises LayoutError if Qt cannot read the layout's window arrangement, tried on a
-    scratch window so the real one is untouched."""
-    if not layout.window_state and not layout.geometry:
-        return
-    scratch = QMainWindow()
-    try:
-        if layout.window_state and not scratch.restoreState(QByteArray(layout.window_state)):
-            raise LayoutError(f"{source}: the saved window arrangement is corrupt")
-        if layout.geometry and not scratch.restoreGeometry(QByteArray(layout.geometry)):
-            raise LayoutError(f"{source}: the saved window geometry is corrupt")
-    finally:
-        # Python owns it, so it goes now; deleteLater() would hand it to Qt, which keeps
-        # it (a hidden top-level window) until the event loop next turns.
-        del scratch
-
-
-def _safe_name(name: str) -> str:
-    return "".join(c if c.isalnum() or c in " -_" else "_" for c in name).strip() or "layout"
 
 
 def _freeze_settled_objects() -> None:

@@ -67,9 +67,9 @@ def run_gui(choice: ConnectionChoice, layout: str = "", log: Path | None = None)
         else:  # the fleet starts only if the log cannot be opened and the window stays live
             window.playback.log_failed.connect(window.connection.start_sim)
         if layout:
-            window.load_named_layout(layout)
+            window.load_named_layout(layout, hold_slow=True)
         else:
-            window.restore_last_layout()
+            window.restore_last_layout(hold_slow=True)
         if log is not None:
             window.playback.open_log(log)
 

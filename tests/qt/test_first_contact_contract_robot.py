@@ -161,7 +161,7 @@ def test_a_robot_not_ours_shows_up_by_itself_in_each_layout_and_size(
     robots(ROBOT)
     window = make_main_window(show=True)
     window.resize(*SCREENS[0])
-    assert window.load_named_layout(layout)
+    assert window.load_named_layout(layout, hold_slow=True)  # as the station starts
     qtbot.waitUntil(lambda: robot_online(window, ROBOT), timeout=WAIT_MS)
     online_at = time.monotonic()
     qtbot.waitUntil(lambda: window.active_robot == ROBOT, timeout=WAIT_MS)  # no click
@@ -174,6 +174,41 @@ def test_a_robot_not_ours_shows_up_by_itself_in_each_layout_and_size(
         assert_what_the_user_sees(window, qtbot, size)
         window.grab().save(str(tmp_path / f"{layout}-{size[0]}x{size[1]}.png"))
     assert window.active_robot == ROBOT
+
+
+def loading_notes(window: MainWindow) -> list[str]:
+    return [w.text() for w in window.findChildren(QLabel, "loading-note")]
+
+
+def test_the_robots_vitals_come_first_and_the_3d_view_and_plots_just_after(
+        make_main_window: Callable[..., MainWindow], robots: Callable[..., ContractRobot],
+        qtbot: Any) -> None:
+    robots(ROBOT)
+    window = make_main_window(show=True)
+    window.resize(*SCREENS[1])
+    assert window.load_named_layout(resources.DEFAULT_LAYOUT, hold_slow=True)
+    assert set(loading_notes(window)) == {"Loading 3D…", "Loading Plot…"}
+    assert not any(isinstance(p, Scene3DPanel) for p in window.panels().values())
+    held = {d.object_name: d for d in window.current_layout().docks}
+    assert [d.panel_id for d in held.values()].count("plot") == 2  # kept as the layout had
+    qtbot.waitUntil(lambda: shows(window, CHARGE), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.slow_panels.held and not loading_notes(window),
+                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: cloud_pixels(window) > 100, timeout=WAIT_MS)
+    built = {d.object_name: d for d in window.current_layout().docks}
+    assert built.keys() == held.keys()  # each in the dock that held its place
+    assert [built[n].state for n in built if built[n].panel_id == "plot"] == \
+        [held[n].state for n in held if held[n].panel_id == "plot"]
+
+
+def test_with_no_robot_the_slow_panels_are_built_all_the_same(
+        make_main_window: Callable[..., MainWindow], qtbot: Any) -> None:
+    window = make_main_window(show=True)
+    assert window.load_named_layout(resources.DEFAULT_LAYOUT, hold_slow=True)
+    assert loading_notes(window)
+    qtbot.waitUntil(lambda: not loading_notes(window), timeout=WAIT_MS)
+    assert window.live_data_at is None
+    assert sum(isinstance(p, Scene3DPanel) for p in window.panels().values()) == 1
 
 
 def layer_status(window: MainWindow, suffix: str) -> str:

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QInputDialog
 
 from app import resources
+from app.qt.help_menu import about_text
 
 
 def menu_actions(window) -> list[QAction]:
@@ -80,8 +81,8 @@ def test_open_layout_chooser_lists_defaults_and_saved(make_main_window, monkeypa
     assert "robots#1" in window.panels()
 
 
-def test_about_names_the_versions(make_main_window) -> None:
-    text = make_main_window().about_text()
+def test_about_names_the_versions() -> None:
+    text = about_text()
     assert f"Qt {qVersion()}" in text
     assert "Zenoh 1." in text
     assert f"pycapnp {capnp.__version__}" in text and "Cap'n Proto " in text
