@@ -144,7 +144,7 @@ def run() -> list[str]:
     idle = measure(ConnectionChoice(simulation=False,
                                     endpoints=[f"tcp/127.0.0.1:{free_port()}"]), 1.0, duration)
     started = time.monotonic()
-    busy = measure(ConnectionChoice(simulation=True), iterations(8, 5), duration)
+    busy = measure(ConnectionChoice(simulation=True), iterations(8, 2), duration)
     lines = []
     for q, name in ((99, "p99"), (100, "max")):
         lines.append(report(f"GUI stall {name} (full fleet, 5 panels / idle)",
@@ -153,7 +153,7 @@ def run() -> list[str]:
     for name, extra in (("the Teleop station layout", []),
                         ("the Teleop station layout and a second camera", SECOND_CAMERA)):
         started = time.monotonic()
-        measured = measure_layout("Teleop station", extra, iterations(8, 5), duration)
+        measured = measure_layout("Teleop station", extra, iterations(8, 2), duration)
         lines.append(stall_line(f"with the fleet streaming into {name}", measured.gaps, started))
         shown = ", ".join(f"{k.removeprefix('fleet/')} {n / max(duration, 1):.1f}/s"
                           for k, n in sorted(measured.dropped.items()) if n)

@@ -39,15 +39,15 @@ TARGET = 1.05
 # Samples in each median: a minute (a black-box save, a minute of the depot written to disk,
 # holds some 100 MB for up to half a minute: a 5-sample median could land on one).
 SMOOTH_S = 60
-SMOOTH_SHORT_S = 5
+SMOOTH_SHORT_S = 3
 CLOSE_TIMEOUT_S = 20
 
 
 def lengths() -> tuple[float, float]:
     """(total seconds, reference seconds)."""
-    default = 20.0 if short_mode() else 3600.0
+    default = 12.0 if short_mode() else 3600.0
     total = float(os.environ.get("FIELDSTATION_SOAK_S", "") or default)
-    reference = 10.0 if short_mode() else 300.0
+    reference = 6.0 if short_mode() else 300.0
     return total, min(reference, total / 2)
 
 
