@@ -1,14 +1,50 @@
-"""Fixtures every test folder may use: free loopback endpoints and zenoh sessions on them."""
+"""Fixtures every test folder may use: free loopback endpoints and zenoh sessions on them;
+and, for each pytest-xdist worker, an X display of its own."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
+import subprocess
 from collections.abc import Callable, Iterator
 
 import pytest
 
 from app.bus.config import BusConfig
 from app.bus.session import BusSession
+
+WORKER_SCREEN = "1920x1080x24"  # as scripts/test.sh's xvfb-run gives the whole run
+_own_display: list[subprocess.Popen[bytes]] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """An xdist worker under Xvfb starts a private Xvfb server: workers sharing one display
+    take the keyboard focus and the active window from each other (a shortcut reaches only
+    the active window), a race no test can wait out."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not os.environ.get("DISPLAY") \
+            or not shutil.which("Xvfb"):
+        return
+    read_fd, write_fd = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", WORKER_SCREEN, "-nolisten",
+         "tcp"], pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as numbers:
+        display = numbers.readline().strip()
+    if not display:
+        server.kill()
+        raise RuntimeError("the worker's Xvfb did not start")
+    _own_display.append(server)
+    os.environ["DISPLAY"] = f":{display}"
+    os.environ.pop("XAUTHORITY", None)  # xvfb-run's cookie is for its own display
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for server in _own_display:
+        server.terminate()
+        server.wait(timeout=10)
+    _own_display.clear()
 
 
 def free_port() -> int:
