@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 
 RATE_WINDOW_S = 5.0
+BUCKETS = int(RATE_WINDOW_S)  # one per second of the window
+
+
+@dataclass
+class _Bucket:
+    """One second's arrivals: how many, their bytes, the first one's time."""
+
+    second: int = -1
+    count: int = 0
+    bytes: int = 0
+    first: float = 0.0
 
 
 @dataclass
@@ -22,39 +35,55 @@ class TopicStats:
     last_error: str = ""
     last_arrival: float = 0.0
     listening: bool = True  # False: a topic the station knows of but does not listen to now
-    _window: deque[tuple[float, int]] = field(default_factory=deque, repr=False)
+    # The rate window in per-second buckets: recording and copying cost the same whatever
+    # the rate (a 5 s list of arrivals cost a copy per sample of it on every snapshot).
+    _buckets: list[_Bucket] = field(default_factory=lambda: [_Bucket() for _ in range(BUCKETS)],
+                                    repr=False)
 
     def record(self, arrival: float, size: int, encoding: str) -> None:
         self.count += 1
         self.bytes += size
         self.last_arrival = arrival
         self.encoding = encoding
-        self._window.append((arrival, size))
-        self._trim(arrival)
+        second = int(arrival)
+        bucket = self._buckets[second % BUCKETS]
+        if bucket.second != second:
+            bucket.second, bucket.count, bucket.bytes, bucket.first = second, 0, 0, arrival
+        bucket.count += 1
+        bucket.bytes += size
 
     def snapshot(self) -> TopicStats:
         """A copy safe to read while the subscriber thread keeps counting."""
         return TopicStats(
             self.key, self.encoding, self.count, self.bytes, self.drops, self.copied_bytes,
             Counter(self.errors), self.last_error, self.last_arrival, self.listening,
-            deque(self._window),
+            [dataclasses.replace(b) for b in self._buckets],
         )
 
-    def record_error(self, kind: str, message: str) -> None:
-        self.errors[kind] += 1
-        self.last_error = message
+    def changes(self) -> tuple[int, int, int, int, bool]:
+        """What a snapshot taken now would show differently from an older one, but for
+        time passing (which rate_hz and age_s read from ``now``)."""
+        return (self.count, sum(self.errors.values()), self.drops, self.copied_bytes,
+                self.listening)
 
-    def _trim(self, now: float) -> None:
-        while self._window and self._window[0][0] < now - RATE_WINDOW_S:
-            self._window.popleft()
+    def _window(self, now: float) -> tuple[int, int, float]:
+        """(arrivals, bytes, first arrival) of the window up to ``now``."""
+        oldest = int(now) - BUCKETS + 1
+        count = size = 0
+        first = math.inf
+        for bucket in self._buckets:
+            if oldest <= bucket.second <= now:
+                count += bucket.count
+                size += bucket.bytes
+                first = min(first, bucket.first)
+        return count, size, first
 
     def rate_hz(self, now: float | None = None) -> float:
         """From the mean period of the samples in the window, while they keep coming."""
         now = time.monotonic() if now is None else now
-        self._trim(now)
-        count = len(self._window)
+        count, _, first = self._window(now)
         if count >= 2:
-            first, last = self._window[0][0], self._window[-1][0]
+            last = self.last_arrival
             period = (last - first) / (count - 1)
             if period > 0 and now - last <= 2 * period:
                 return 1.0 / period
@@ -62,10 +91,10 @@ class TopicStats:
 
     def bandwidth_bps(self, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now
-        rate = self.rate_hz(now)
-        if not self._window:
+        count, size, _ = self._window(now)
+        if not count:
             return 0.0
-        return rate * sum(size for _, size in self._window) / len(self._window)
+        return self.rate_hz(now) * size / count
 
     def age_s(self, now: float | None = None) -> float | None:
         if not self.count:
@@ -81,6 +110,10 @@ class TopicStats:
         prefix = "application/capnp;"
         return self.encoding[len(prefix) :] if self.encoding.startswith(prefix) else self.encoding
 
+    def record_error(self, kind: str, message: str) -> None:
+        self.errors[kind] += 1
+        self.last_error = message
+
 
 class TopicCounts:
     """Every key's TopicStats behind one lock (which the owner may hold for its own state
@@ -89,6 +122,9 @@ class TopicCounts:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self._stats: dict[str, TopicStats] = {}
+        # The last snapshot of each key, kept while the key's counts stay the same: a
+        # station of a thousand robots has thousands of keys, most of them quiet.
+        self._snapshots: dict[str, tuple[tuple[int, int, int, int, bool], TopicStats]] = {}
 
     def stats_for(self, key: str) -> TopicStats:
         """The key's counts, made on first use; call with ``lock`` held."""
@@ -98,8 +134,18 @@ class TopicCounts:
         return stats
 
     def stats(self) -> dict[str, TopicStats]:
+        """A snapshot of every key's counts (the same object as last time for a key whose
+        counts have not changed since: read it, never change it)."""
+        taken: dict[str, TopicStats] = {}
+        kept = self._snapshots
         with self.lock:
-            return {key: stats.snapshot() for key, stats in self._stats.items()}
+            for key, stats in self._stats.items():
+                changes = stats.changes()
+                last = kept.get(key)
+                if last is None or last[0] != changes:
+                    last = kept[key] = (changes, stats.snapshot())
+                taken[key] = last[1]
+        return taken
 
     def last_arrivals(self, prefix: str = "") -> dict[str, float]:
         """time.monotonic() of each key's newest sample, of the keys under ``prefix``."""

@@ -149,10 +149,10 @@ class Station:
             for catalog in catalogs:
                 for topic in catalog.topics:
                     if topic.key in unheard:
-                        stats = topics.get(topic.key) or TopicStats(
+                        heard = topics.get(topic.key) or TopicStats(
                             topic.key, f"application/capnp;{topic.type}")
-                        stats.listening = False
-                        topics[topic.key] = stats
+                        # a copy: the traffic's snapshots are shared from one call to the next
+                        topics[topic.key] = dataclasses.replace(heard, listening=False)
         return topics
 
     def callback_cpu_s(self) -> float:
