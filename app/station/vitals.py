@@ -210,16 +210,22 @@ class VitalsBook:
         self._lock = threading.Lock()
         self._robots: dict[str, RobotVitals] = {}
         self._snapshot: Mapping[str, RobotVitals] = MappingProxyType({})
+        self._snapshot_stale = False  # made when read, not on every sample (many robots)
         self._seq = 0
         self._heard_since: dict[str, float] = {}  # first arrival after a reconnect
         self.version = 0
 
     def snapshot(self) -> Mapping[str, RobotVitals]:
-        """Frozen: replaced on every change, never mutated."""
-        return self._snapshot
+        """Frozen: a new one after any change, never mutated."""
+        with self._lock:
+            if self._snapshot_stale:
+                self._snapshot = MappingProxyType(dict(self._robots))
+                self._snapshot_stale = False
+            return self._snapshot
 
     def get(self, robot_id: str) -> RobotVitals | None:
-        return self._snapshot.get(robot_id)
+        with self._lock:
+            return self._robots.get(robot_id)
 
     def offer(self, robot_id: str, type_name: str, root: Any, arrival: float,
               received: float | None = None) -> bool:
@@ -246,7 +252,7 @@ class VitalsBook:
                 old, **(changes(old) if callable(changes) else changes), **extra,
                 last_at=arrival, version=self.version)
             self._robots[robot_id] = self._expire_carried(new, arrival)
-            self._snapshot = MappingProxyType(dict(self._robots))
+            self._snapshot_stale = True
         return True
 
     def forget(self, keep_critical: bool = False) -> None:
@@ -262,7 +268,7 @@ class VitalsBook:
             self._robots = kept
             self._heard_since = {}
             self.version += 1
-            self._snapshot = MappingProxyType(dict(kept))
+            self._snapshot_stale = True
 
     def _expire_carried(self, vitals: RobotVitals, arrival: float) -> RobotVitals:
         """Under the lock: a robot's carried faults once it has been heard long enough."""

@@ -152,3 +152,18 @@ def test_the_snapshot_is_replaced_never_mutated() -> None:
     offer(book, uplink("battery", percentage=10.0), at=1.0)
     assert "r1" not in before and "r1" in book.snapshot()
     assert not offer(book, uplink("object"), at=2.0)  # not a vital
+
+
+def test_a_snapshot_between_reads_holds_every_robots_newest_vitals() -> None:
+    book = VitalsBook()
+    first = book.snapshot()
+    for n in range(300):  # a depot's samples between two frames
+        offer(book, uplink("battery", percentage=float(n % 100)), at=float(n), robot=f"r{n}")
+    offer(book, uplink("battery", percentage=55.0), at=400.0, robot="r7")
+    taken = book.snapshot()
+    assert len(first) == 0 and len(taken) == 300
+    assert taken["r7"].battery.percentage == 55.0 and book.get("r7") is taken["r7"]
+    assert book.snapshot() is taken  # nothing new: the same frozen snapshot
+    offer(book, uplink("battery", percentage=60.0), at=401.0, robot="r7")
+    assert taken["r7"].battery.percentage == 55.0  # the old one is never changed
+    assert book.snapshot()["r7"].battery.percentage == 60.0
