@@ -35,7 +35,15 @@ from app.station.interests import (
     Series,
     Stream,
 )
-from app.station.lane import CHECK_MAX_BYTES, CHECK_PERIOD_S, Delivery, ErrorCounter, Lane, Plan
+from app.station.lane import (
+    CHECK_MAX_BYTES,
+    CHECK_PERIOD_S,
+    CheckBudget,
+    Delivery,
+    ErrorCounter,
+    Lane,
+    Plan,
+)
 from app.station.lane_runner import LaneRunner
 from app.station.listening import Wanted
 from app.station.series import SeriesBuffer
@@ -78,8 +86,9 @@ class _Checker:
         self._thread.start()
 
     def due(self, key: str, size: int) -> bool:
-        return size <= CHECK_MAX_BYTES and \
-            time.monotonic() - self._checked_at.get(key, 0.0) >= CHECK_PERIOD_S
+        now = time.monotonic()
+        return size <= CHECK_MAX_BYTES and now - self._checked_at.get(key, 0.0) >= \
+            CHECK_PERIOD_S and self._hub.check_budget.take(now)
 
     def offer(self, sample: RawSample) -> None:
         with self._cond:
@@ -130,6 +139,7 @@ class FeedHub:
         self._waiters_lock = threading.Lock()
         self._routes: dict[tuple[str, str], Lane | None] = {}
         self._lock = threading.RLock()
+        self.check_budget = CheckBudget()  # shared by the lanes and the checker
         self._checker = _Checker(self)
         self._closed = False
         self._wake: Callable[[], None] | None = None

@@ -47,10 +47,35 @@ PENDING_PER_KEY = 4096  # samples waiting for a series or stream on one lane...
 PENDING_BYTES = 64 * 1024 * 1024  # ...and their bytes: a cloud key's backlog stays bounded
 CHECK_MAX_BYTES = 64 * 1024  # unwanted keys this small are still checked for decode errors
 CHECK_PERIOD_S = 0.5  # ...at most this often per key
+CHECKS_PER_S = 100  # ...and this often for the whole station (a thousand robots' keys)
 
 _IDLE, _READY, _WAITING = range(3)  # a lane's states
 
 ErrorCounter = Callable[[str, DecodeError], None]
+
+
+class CheckBudget:
+    """The decodes done only to check keys nobody reads, for the whole station: at most
+    ``per_s`` a second, in bursts of at most a second's worth (a token bucket)."""
+
+    def __init__(self, per_s: float = CHECKS_PER_S) -> None:
+        self._per_s = per_s
+        self._tokens = per_s
+        self._at = -float("inf")  # the newest time asked at; full until then
+        self._lock = threading.Lock()
+
+    def take(self, now: float) -> bool:
+        """Whether a check may be done now (``now``: time.monotonic())."""
+        with self._lock:
+            if self._at == -float("inf"):
+                self._at = now
+            elif now > self._at:
+                self._tokens = min(self._per_s, self._tokens + (now - self._at) * self._per_s)
+                self._at = now
+            if self._tokens < 1:
+                return False
+            self._tokens -= 1
+            return True
 
 
 class Delivery:
@@ -297,7 +322,7 @@ class Lane:
         does (a consumer that decoded it already leaves nothing to do)."""
         sample = delivery.sample
         if _size(sample) > CHECK_MAX_BYTES or sample.arrival - self._checked_at < \
-                CHECK_PERIOD_S:
+                CHECK_PERIOD_S or not self._hub.check_budget.take(sample.arrival):
             return
         self._checked_at = sample.arrival
         with contextlib.suppress(DecodeError):  # counted on its topic by the delivery
