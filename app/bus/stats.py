@@ -60,12 +60,6 @@ class TopicStats:
             [dataclasses.replace(b) for b in self._buckets],
         )
 
-    def changes(self) -> tuple[int, int, int, int, bool]:
-        """What a snapshot taken now would show differently from an older one, but for
-        time passing (which rate_hz and age_s read from ``now``)."""
-        return (self.count, sum(self.errors.values()), self.drops, self.copied_bytes,
-                self.listening)
-
     def _window(self, now: float) -> tuple[int, int, float]:
         """(arrivals, bytes, first arrival) of the window up to ``now``."""
         oldest = int(now) - BUCKETS + 1
@@ -122,30 +116,28 @@ class TopicCounts:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self._stats: dict[str, TopicStats] = {}
-        # The last snapshot of each key, kept while the key's counts stay the same: a
-        # station of a thousand robots has thousands of keys, most of them quiet.
-        self._snapshots: dict[str, tuple[tuple[int, int, int, int, bool], TopicStats]] = {}
+        # The last snapshot of each key, taken again only for the keys changed since (every
+        # change goes through stats_for): a thousand robots' keys are mostly quiet.
+        self._snapshots: dict[str, TopicStats] = {}
+        self._changed: set[str] = set()
 
     def stats_for(self, key: str) -> TopicStats:
-        """The key's counts, made on first use; call with ``lock`` held."""
+        """The key's counts, made on first use, to change; call with ``lock`` held."""
         stats = self._stats.get(key)
         if stats is None:
             stats = self._stats[key] = TopicStats(key)
+        self._changed.add(key)
         return stats
 
     def stats(self) -> dict[str, TopicStats]:
         """A snapshot of every key's counts (the same object as last time for a key whose
         counts have not changed since: read it, never change it)."""
-        taken: dict[str, TopicStats] = {}
-        kept = self._snapshots
         with self.lock:
-            for key, stats in self._stats.items():
-                changes = stats.changes()
-                last = kept.get(key)
-                if last is None or last[0] != changes:
-                    last = kept[key] = (changes, stats.snapshot())
-                taken[key] = last[1]
-        return taken
+            changed, self._changed = self._changed, set()
+            snapshots = self._snapshots
+            for key in changed:
+                snapshots[key] = self._stats[key].snapshot()
+            return dict(snapshots)
 
     def last_arrivals(self, prefix: str = "") -> dict[str, float]:
         """time.monotonic() of each key's newest sample, of the keys under ``prefix``."""
