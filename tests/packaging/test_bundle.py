@@ -1,5 +1,5 @@
 """The PyInstaller bundle as a user gets it: built once per session with packaging/build.sh
-(or taken from ``FIELDSTATION_BUNDLE``, which scripts/test.sh sets after building it), then
+(or taken from ``FIELDSTATION_BUNDLE``, which scripts/test.sh builds while the tests start), then
 run: --version, --self-test under X, the libraries it must carry, and the simulated fleet
 served and read by the bundle itself, including the GUI's embedded sim."""
 
@@ -34,11 +34,25 @@ pytestmark = [
 ]
 
 
+def built_status(status: Path, timeout_s: float = 900) -> None:
+    """Waits for the build scripts/test.sh runs beside the tests to write its exit status
+    to ``status``; fails unless it is 0."""
+    deadline = time.monotonic() + timeout_s
+    while not status.is_file() or not status.read_text().strip():
+        assert time.monotonic() < deadline, f"no bundle build status in {status} yet"
+        time.sleep(0.5)
+    assert status.read_text().strip() == "0", "packaging/build.sh failed (scripts/test.sh " \
+        "prints its output)"
+
+
 @pytest.fixture(scope="session")
 def bundle() -> Path:
     """The ``fieldstation`` executable of the one-folder bundle."""
     given = os.environ.get("FIELDSTATION_BUNDLE")
     if given:
+        building = os.environ.get("FIELDSTATION_BUNDLE_BUILDING")
+        if building:
+            built_status(Path(building))
         exe = Path(given).resolve() / "fieldstation"
         assert exe.is_file(), f"FIELDSTATION_BUNDLE={given} holds no fieldstation executable"
         return exe
