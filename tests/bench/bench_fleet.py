@@ -108,7 +108,7 @@ def measure(n: int, seconds: float) -> tuple[float, list[float], float, int]:
                     break
                 wait(200)
             online = sum(1 for r in window.station.robots() if r.online)
-            wait(2000)  # the panels opened on the active robot settle
+            wait(iterations(2000, 500))  # the panels opened on the active robot settle
             before, started = cpu_s(), time.monotonic()
             gaps = stalls(seconds)
             app_cpu = (cpu_s() - before) / (time.monotonic() - started)
