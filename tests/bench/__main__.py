@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+import time
 from types import ModuleType
 
 from tests.bench import (
@@ -70,10 +71,13 @@ def run_short_groups() -> int:
                                   ",".join(name(b) for b in group)],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 for group in SHORT_GROUPS]
+    started = time.monotonic()
     failed = 0
-    for child in children:
+    for n, child in enumerate(children, 1):
         output, _ = child.communicate()
         print(output, end="", flush=True)
+        print(f"(short benchmarks, process {n} of {len(children)}: done after "
+              f"{time.monotonic() - started:.0f} s)", flush=True)
         failed += child.returncode != 0
     return failed
 

@@ -105,7 +105,7 @@ def panel_latencies(count: int) -> list[float]:
 def cpu_per_s(endpoint: str, seconds: float) -> float:
     station = Station(BusConfig(connect=[endpoint]))
     try:
-        time.sleep(2.0)  # connected, robots and catalogs found
+        time.sleep(iterations(2, 1))  # connected, robots and catalogs found
         return process_cpu_per_s(seconds)
     finally:
         station.close()

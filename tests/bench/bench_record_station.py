@@ -34,7 +34,7 @@ def recording_cpu(folder: Path) -> list[str]:
     fleet = EmbeddedSim(f"tcp/127.0.0.1:{free_port()}")
     station = Station(fleet.bus_config())
     try:
-        time.sleep(3.0)  # connected, robots and catalogs found
+        time.sleep(iterations(3, 2))  # connected, robots and catalogs found
         quiet = process_cpu_per_s(seconds)
         recorder = Recorder(folder / "fleet.mcap")
         tap = StationTap(station, recorder)
