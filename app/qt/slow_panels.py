@@ -54,12 +54,6 @@ class SlowPanels(QObject):
     def forget(self, object_name: str) -> None:
         self.held.pop(object_name, None)
 
-    def build_all(self) -> None:
-        """Builds every held panel now (the window is closing, or a test wants them)."""
-        self._poll.stop()
-        while self.held:
-            self._build_next()
-
     def _check(self) -> None:
         if self._ready() or time.monotonic() - self._since >= WAIT_S:
             self._poll.stop()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+import threading
 import time
 from types import ModuleType
 
@@ -72,12 +73,22 @@ def run_short_groups() -> int:
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 for group in SHORT_GROUPS]
     started = time.monotonic()
+    outputs: list[tuple[str, float]] = [("", 0.0)] * len(children)
+
+    def drain(n: int) -> None:  # each read whole on its own thread: no pipe fills up
+        output, _ = children[n].communicate()
+        outputs[n] = (output, time.monotonic() - started)
+
+    readers = [threading.Thread(target=drain, args=(n,)) for n in range(len(children))]
+    for reader in readers:
+        reader.start()
     failed = 0
-    for n, child in enumerate(children, 1):
-        output, _ = child.communicate()
+    for n, (reader, child) in enumerate(zip(readers, children, strict=True)):
+        reader.join()
+        output, seconds = outputs[n]
         print(output, end="", flush=True)
-        print(f"(short benchmarks, process {n} of {len(children)}: done after "
-              f"{time.monotonic() - started:.0f} s)", flush=True)
+        print(f"(short benchmarks, process {n + 1} of {len(children)}: {seconds:.0f} s)",
+              flush=True)
         failed += child.returncode != 0
     return failed
 
