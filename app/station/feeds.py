@@ -35,15 +35,7 @@ from app.station.interests import (
     Series,
     Stream,
 )
-from app.station.lane import (
-    CHECK_MAX_BYTES,
-    CHECK_PERIOD_S,
-    CheckBudget,
-    Delivery,
-    ErrorCounter,
-    Lane,
-    Plan,
-)
+from app.station.lane import Delivery, ErrorCounter, HealthChecks, Lane, Plan
 from app.station.lane_runner import LaneRunner
 from app.station.listening import Wanted
 from app.station.series import SeriesBuffer
@@ -79,20 +71,16 @@ class _Checker:
     def __init__(self, hub: FeedHub) -> None:
         self._hub = hub
         self._pending: dict[str, RawSample] = {}
-        self._checked_at: dict[str, float] = {}
         self._cond = threading.Condition()
         self._stopped = False
         self._thread = threading.Thread(target=self._run, name="topic check", daemon=True)
         self._thread.start()
 
     def due(self, key: str, size: int) -> bool:
-        now = time.monotonic()
-        return size <= CHECK_MAX_BYTES and now - self._checked_at.get(key, 0.0) >= \
-            CHECK_PERIOD_S and self._hub.check_budget.take(now)
+        return self._hub.health_checks.due(key, size, time.monotonic())
 
     def offer(self, sample: RawSample) -> None:
         with self._cond:
-            self._checked_at[sample.key] = sample.arrival
             self._pending[sample.key] = sample
             self._cond.notify()
 
@@ -139,7 +127,7 @@ class FeedHub:
         self._waiters_lock = threading.Lock()
         self._routes: dict[tuple[str, str], Lane | None] = {}
         self._lock = threading.RLock()
-        self.check_budget = CheckBudget()  # shared by the lanes and the checker
+        self.health_checks = HealthChecks()  # shared by the lanes and the checker
         self._checker = _Checker(self)
         self._closed = False
         self._wake: Callable[[], None] | None = None

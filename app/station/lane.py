@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import math
 import threading
 import time
 from collections import deque
@@ -54,27 +55,34 @@ _IDLE, _READY, _WAITING = range(3)  # a lane's states
 ErrorCounter = Callable[[str, DecodeError], None]
 
 
-class CheckBudget:
-    """The decodes done only to check keys nobody reads, for the whole station: at most
-    ``per_s`` a second, in bursts of at most a second's worth (a token bucket)."""
+class HealthChecks:
+    """Which samples of keys nobody reads are decoded only to check them (so their topics
+    still show decode errors): small ones, each key at most every CHECK_PERIOD_S, and at most
+    ``per_s`` for the whole station (a token bucket, in bursts of a second's worth)."""
 
     def __init__(self, per_s: float = CHECKS_PER_S) -> None:
         self._per_s = per_s
         self._tokens = per_s
-        self._at = -float("inf")  # the newest time asked at; full until then
+        self._at: float | None = None  # the newest time asked at; full until then
+        self._checked_at: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def take(self, now: float) -> bool:
-        """Whether a check may be done now (``now``: time.monotonic())."""
+    def due(self, key: str, size: int, now: float) -> bool:
+        """Whether to check this sample of ``key`` now (``now``: time.monotonic()); a yes
+        counts as the key's check."""
+        if size > CHECK_MAX_BYTES:
+            return False
         with self._lock:
-            if self._at == -float("inf"):
-                self._at = now
-            elif now > self._at:
-                self._tokens = min(self._per_s, self._tokens + (now - self._at) * self._per_s)
+            if now - self._checked_at.get(key, -math.inf) < CHECK_PERIOD_S:
+                return False
+            if self._at is None or now > self._at:
+                elapsed = 0.0 if self._at is None else now - self._at
+                self._tokens = min(self._per_s, self._tokens + elapsed * self._per_s)
                 self._at = now
             if self._tokens < 1:
                 return False
             self._tokens -= 1
+            self._checked_at[key] = now
             return True
 
 
@@ -154,7 +162,6 @@ class Lane:
         self._newest: RawSample | None = None
         self._next_at = 0.0
         self._frame_at = -1  # the hub's frame count when this lane last published
-        self._checked_at = 0.0  # arrival of the last sample decoded only to check it
         self._stopped = False
         # IDLE: nothing to do; READY: handed to a runner (or being served); WAITING: its
         # newest sample waits for the next frame or half a tick (a timer with this token).
@@ -321,10 +328,8 @@ class Lane:
         still decoded now and then, so its topic shows decode errors as an unwanted key's
         does (a consumer that decoded it already leaves nothing to do)."""
         sample = delivery.sample
-        if _size(sample) > CHECK_MAX_BYTES or sample.arrival - self._checked_at < \
-                CHECK_PERIOD_S or not self._hub.check_budget.take(sample.arrival):
+        if not self._hub.health_checks.due(self.key, _size(sample), sample.arrival):
             return
-        self._checked_at = sample.arrival
         with contextlib.suppress(DecodeError):  # counted on its topic by the delivery
             delivery.message()
 
