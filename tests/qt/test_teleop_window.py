@@ -284,6 +284,7 @@ def test_a_frozen_window_stops_keyboard_driving_within_one_period(
     during = [c for c in heard.of("rover-1", since=frozen_at)
               if c.what == "teleop" and c.at < thawed_at]
     period = 1.0 / session.status().teleop.rate_hz
-    late_moving = [c for c in during if c.moving and c.at > frozen_at + 2 * period]
+    # sent, not heard: a loaded machine may deliver a command sent in time a little late
+    late_moving = [c for c in during if c.moving and c.sent > frozen_at + 2 * period]
     assert not late_moving  # one period of motion at most (plus one in flight)
     assert any(not c.moving for c in during)  # and the stops came while it was frozen

@@ -20,6 +20,10 @@ class Command:
     key: str
     what: str  # "teleop", "estop", ...
     moving: bool
+    # time.monotonic() it was sent, from its zenoh timestamp (the sender's clock, which is
+    # this machine's): what a rule about sending checks, whatever a loaded machine's
+    # delivery adds. ``at`` when the sample carries none.
+    sent: float = 0.0
 
 
 def motion_of(type_name: str, root: Any) -> tuple[str, bool]:
@@ -53,8 +57,12 @@ class Heard:
             return
         message = decode(str(sample.encoding), bytes(sample.payload), None)
         what, moving = motion_of(message.type_name, message.root)
+        heard = time.monotonic()
+        sent = heard
+        if sample.timestamp is not None:
+            sent = heard - max(0.0, time.time() - sample.timestamp.get_time().timestamp())
         with self._lock:
-            self.items.append(Command(time.monotonic(), key.split("/")[1], key, what, moving))
+            self.items.append(Command(heard, key.split("/")[1], key, what, moving, sent))
 
     def of(self, robot: str, since: float = 0.0) -> list[Command]:
         with self._lock:
