@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -74,6 +75,7 @@ class Station:
         self._watchers: list[Callable[[RobotInfo], None]] = []
         self._replan_listening = threading.Event()
         self._unheard: frozenset[str] = frozenset()
+        self._session_since = -math.inf  # when the last session closed: older samples are its
         self.feeds.on_replan = self._listening_changed
         self.vitals = VitalsBook()
         self.positions = PositionBook()
@@ -227,7 +229,7 @@ class Station:
         self._close_session()
         with self._lock:
             self._robots = {}
-        self.vitals.forget(keep_critical=reconnecting)
+        self.vitals.forget(keep_critical=reconnecting, since=self._session_since)
         self.positions.forget()
         try:
             bus = BusSession(config)
@@ -247,7 +249,7 @@ class Station:
         self._close_session()
         with self._lock:
             self._robots = {}
-        self.vitals.forget()
+        self.vitals.forget(since=self._session_since)
         self.positions.forget()
         traffic = LogTraffic(self.feeds.route, self.root, self._on_catalog)
         self._traffic = traffic
@@ -275,6 +277,7 @@ class Station:
             bus.close()
         if player is not None:
             player.close()
+        self._session_since = time.monotonic()
 
     def _on_live_presence(self, bus: BusSession, presence: RobotPresence) -> None:
         if bus is self.bus:  # a closing session's tokens vanish after it was replaced
@@ -414,6 +417,8 @@ class Station:
         if robot_id is None:
             return
         sample = delivery.sample
+        if sample.arrival < self._session_since:
+            return  # the closed session's, still queued on its lane: it would undo forget()
         type_name = delivery.type_name
         pose_due = type_name in POSE_TYPES and self.positions.due(key, sample.arrival)
         if type_name in POSE_TYPES and type_name != FLEET_MOTION and not pose_due:

@@ -213,6 +213,7 @@ class VitalsBook:
         self._snapshot_stale = False  # made when read, not on every sample (many robots)
         self._seq = 0
         self._heard_since: dict[str, float] = {}  # first arrival after a reconnect
+        self._since = -math.inf
         self.version = 0
 
     def snapshot(self) -> Mapping[str, RobotVitals]:
@@ -246,6 +247,8 @@ class VitalsBook:
         else:
             return False
         with self._lock:
+            if arrival < self._since:
+                return True  # heard before forget(): the closed session's
             old = self._robots.get(robot_id) or RobotVitals(robot_id)
             self.version += 1
             new = dataclasses.replace(
@@ -255,8 +258,10 @@ class VitalsBook:
             self._snapshot_stale = True
         return True
 
-    def forget(self, keep_critical: bool = False) -> None:
-        """Drops every robot (a new session: robots start afresh). With ``keep_critical``
+    def forget(self, keep_critical: bool = False, since: float | None = None) -> None:
+        """Drops every robot (a new session: robots start afresh); offers of samples that
+        arrived before ``since`` (the closed session's, still queued) are ignored from now
+        on. With ``keep_critical``
         (a reconnect to live robots) each robot's active critical faults stay, marked
         ``carried``, until the robot repeats them, reports them cleared, or has been heard
         for :data:`CARRIED_FAULT_S` without either: driving must not resume because the
@@ -266,6 +271,7 @@ class VitalsBook:
                     for robot_id, vitals in self._robots.items()
                     if keep_critical and (carried := _carried_over(vitals.faults))}
             self._robots = kept
+            self._since = since if since is not None else self._since
             self._heard_since = {}
             self.version += 1
             self._snapshot_stale = True

@@ -89,6 +89,17 @@ def test_a_carried_fault_the_robot_does_not_repeat_goes_after_a_while() -> None:
     assert active(book) == {}
 
 
+def test_the_old_sessions_fault_still_queued_after_a_reconnect_is_not_taken_as_repeated(
+        ) -> None:
+    book = VitalsBook()
+    offer(book, UPLINK, fault_bytes("TILT", "critical", True), 1.0)
+    book.forget(keep_critical=True, since=2.0)
+    offer(book, UPLINK, fault_bytes("TILT", "critical", True), 1.5)  # heard before: old
+    assert active(book)["TILT"].carried
+    offer(book, UPLINK, fault_bytes("TILT", "critical", True), 2.5)
+    assert not active(book)["TILT"].carried
+
+
 def test_a_new_session_that_is_not_a_reconnect_starts_afresh() -> None:
     book = VitalsBook()
     offer(book, UPLINK, fault_bytes("TILT", "critical", True), 1.0)
