@@ -23,6 +23,7 @@ the payload and attachment bytes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from app.codec.buffers import NO_BUFFERS, read_buffers
@@ -168,8 +169,35 @@ _PLANS: dict[tuple[int, bool], list[tuple[str, Any]]] = {}
 _REACHES: dict[int, bool] = {}
 
 
+@dataclass(frozen=True, slots=True)
+class _Node:
+    """What a walk needs of a struct's schema node, read once: each read of ``schema.node``
+    builds a reader (microseconds), and a walk asked several per struct it passed."""
+
+    id: int
+    is_group: bool
+    words: int  # data and pointer words of one element
+    union_fields: frozenset[str]
+
+
+# By the schema object's identity (pycapnp keeps one per struct), holding the object so the
+# identity is never reused.
+_NODES: dict[int, tuple[Any, _Node]] = {}
+
+
+def _node(schema: Any) -> _Node:
+    known = _NODES.get(id(schema))
+    if known is None:
+        node = schema.node
+        struct = node.struct
+        known = _NODES[id(schema)] = (schema, _Node(
+            node.id, struct.isGroup, struct.dataWordCount + struct.pointerCount,
+            frozenset(schema.union_fields)))
+    return known[1]
+
+
 def _plan(schema: Any, full: bool, reg: SchemaRegistry) -> list[tuple[str, Any]]:
-    key = (schema.node.id, full)
+    key = (_node(schema).id, full)
     plan = _PLANS.get(key)
     if plan is None:
         plan = []
@@ -203,7 +231,7 @@ def _step_reaches_buffers(step: Any, reg: SchemaRegistry) -> bool:
 
 
 def _reaches_buffers(schema: Any, reg: SchemaRegistry) -> bool:
-    node_id = schema.node.id
+    node_id = _node(schema).id
     if node_id not in _REACHES:
         _REACHES[node_id] = False  # a recursive type reaches buffers only through others
         _REACHES[node_id] = reg.names_by_id.get(node_id) in BUFFER_TYPES or any(
@@ -216,18 +244,19 @@ def _validate(reader: Any, schema: Any, walk: _Walk) -> None:
     """Reads every pointer of the plan, so a wrong kind or bad text raises now."""
     walk.visit()
     reg = walk.reg
-    if reg.names_by_id.get(schema.node.id) in BUFFER_TYPES:
+    node = _node(schema)
+    if reg.names_by_id.get(node.id) in BUFFER_TYPES:
         walk.message.buffer(reader.dataBufferIndex)
     plan = _plan(schema, walk.full, reg)
     if not plan:
         return
-    union_fields = schema.union_fields
-    active = active_member(reader)
+    union_fields = node.union_fields
+    active = active_member(reader) if union_fields else None
     for name, (kind, inner) in plan:
         if name in union_fields and name != active:
             continue
         if kind == "struct":
-            if reader._has(name) or inner.node.struct.isGroup:
+            if reader._has(name) or _node(inner).is_group:
                 _validate(reader._get(name), inner, walk)
         elif kind == "list":
             _validate_items(reader._get(name), inner, walk)
@@ -247,10 +276,10 @@ def _validate_items(items: Any, step: Any, walk: _Walk) -> None:
         # A struct with fields takes at least a word per element when a writer sends it. A
         # list claiming more (zero-sized elements, or a list of bytes read as structs) would
         # cost seconds to walk or to show: every element shows every field of the schema.
-        sized = inner.node.struct.dataWordCount + inner.node.struct.pointerCount
-        if sized and count > size // 8:
+        node = _node(inner)
+        if node.words and count > size // 8:
             raise LimitExceeded(f"list of {count} structs in a {size}-byte message")
-        if _plan(inner, walk.full, reg) or reg.names_by_id.get(inner.node.id) in BUFFER_TYPES:
+        if _plan(inner, walk.full, reg) or reg.names_by_id.get(node.id) in BUFFER_TYPES:
             walk.afford(count)  # before reading any: a long list is refused at once
             for item in items:
                 _validate(item, inner, walk)
