@@ -53,8 +53,9 @@ class BusSession:
         peers drop samples stamped too far ahead of their clock)."""
         return zenoh.Timestamp(datetime.fromtimestamp(unix_s, UTC), self._timestamp_id)
 
-    def declare_subscriber(self, key_expr: str, callback: Callable[[Any], None]) -> Any:
-        return self.keep(self.zenoh.declare_subscriber(key_expr, callback))
+    def declare_subscriber(self, key_expr: str, handler: Callable[[Any], None] | Any) -> Any:
+        """``handler``: a callback, or a zenoh channel (then try_recv on what is returned)."""
+        return self.keep(self.zenoh.declare_subscriber(key_expr, handler))
 
     def declare_queryable(self, key_expr: str, callback: Callable[[Any], None]) -> Any:
         return self.keep(self.zenoh.declare_queryable(key_expr, callback))

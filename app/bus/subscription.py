@@ -5,7 +5,10 @@ copies the payload only if it is wanted — into the ring of the newest N sample
 whatever ``route`` returns for its key. Decoding happens when a consumer takes the samples
 (:meth:`Subscription.decode` and :meth:`Subscription.record_error` count failures on the
 sample's topic). A subscription may listen on several key expressions and change them while
-it runs (:meth:`Subscription.listen`), without losing or doubling a sample.
+it runs (:meth:`Subscription.listen`), without losing or doubling a sample. A drained one
+(``drain=True``) takes its samples on one thread for all its expressions
+(``app.bus.drain``), but for those listened to as prompt (big samples: a camera's image is
+not held back a few milliseconds).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from app.bus.drain import Drain
 from app.bus.session import BusSession
 from app.bus.stats import TopicCounts, TopicStats
 from app.codec.decode import DecodedMessage, decode
@@ -53,6 +57,7 @@ class Subscription:
         depth: int = 16,
         on_sample: Callable[[RawSample], None] | None = None,
         route: Route | None = None,
+        drain: bool = False,
     ) -> None:
         """With ``route``, only routed samples are copied and there is no ring (``depth``
         and ``on_sample`` are not used)."""
@@ -67,6 +72,8 @@ class Subscription:
         self._on_sample = on_sample
         self._bus = bus
         self._handles: dict[str, Any] = {}
+        self._drained: set[str] = set()  # the expressions the drain takes, not a callback
+        self._drain = Drain("subscription drain", self._receive) if drain else None
         self._listening: frozenset[str] = frozenset()
         self.listen([key_expr] if isinstance(key_expr, str) else key_expr)
 
@@ -74,15 +81,24 @@ class Subscription:
     def key_exprs(self) -> frozenset[str]:
         return self._listening
 
-    def listen(self, key_exprs: Iterable[str]) -> None:
-        """Listens on exactly ``key_exprs`` from now on. The new subscribers are declared
-        before the old ones go, and a sample counts only through a subscriber still wanted,
-        so one that both hear is taken once and none is missed in between."""
+    def listen(self, key_exprs: Iterable[str], prompt: Iterable[str] = ()) -> None:
+        """Listens on exactly ``key_exprs`` from now on (those also in ``prompt`` with a
+        callback of their own, if drained; an expression keeps the way it was first declared
+        while it is listened to). The new subscribers are declared before the old
+        ones go, and a sample counts only through a subscriber still wanted, so one that both
+        hear is taken once and none is missed in between."""
         wanted = frozenset(key_exprs)
+        prompt = frozenset(prompt) if self._drain is not None else wanted
         for expr in wanted - self._handles.keys():
+            callback = functools.partial(self._receive, expr)
             self._handles[expr] = self._bus.declare_subscriber(
-                expr, functools.partial(self._receive, expr))
+                expr, callback if expr in prompt else Drain.handler())
+            if expr not in prompt:
+                self._drained.add(expr)
         self._listening = wanted
+        self._drained &= wanted
+        if self._drain is not None:
+            self._drain.drain({e: self._handles[e] for e in self._drained})
         for expr in [e for e in self._handles if e not in wanted]:
             self._bus.release(self._handles.pop(expr))
 
@@ -165,6 +181,8 @@ class Subscription:
 
     def close(self) -> None:
         self._listening = frozenset()
+        if self._drain is not None:
+            self._drain.stop()
         for handle in self._handles.values():
             self._bus.release(handle)
         self._handles = {}

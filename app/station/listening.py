@@ -52,6 +52,7 @@ class Wanted:
 class Listening:
     exprs: frozenset[str]  # the key expressions to subscribe to
     unheard: frozenset[str]  # catalog topics left out: heavy, and nobody wants them
+    heavy: frozenset[str] = frozenset()  # those of exprs that are heavy topics
 
 
 def listening_plan(root: str, catalogs: Mapping[str, Catalog | None],
@@ -60,6 +61,7 @@ def listening_plan(root: str, catalogs: Mapping[str, Catalog | None],
     what is wanted. No two expressions overlap for a robot seen."""
     exprs: set[str] = set()
     unheard: set[str] = set()
+    heavy_heard: set[str] = set()
     for robot_id, catalog in catalogs.items():
         whole = f"{root}/{robot_id}/**"
         if catalog is None or catalog.discovered or _wants_whole(wanted, whole):
@@ -70,15 +72,18 @@ def listening_plan(root: str, catalogs: Mapping[str, Catalog | None],
             exprs.add(whole)
             continue
         for topic in catalog.topics:
-            if not is_heavy(topic.type) or wanted.wants(topic.key, topic.type):
+            if not is_heavy(topic.type):
                 exprs.add(topic.key)
+            elif wanted.wants(topic.key, topic.type):
+                exprs.add(topic.key)
+                heavy_heard.add(topic.key)
             else:
                 unheard.add(topic.key)
         exprs.update(c.key for c in catalog.commands if wanted.wants(c.key, c.type))
         exprs.update(k for k in wanted.keys if robot_of(k, root) == robot_id)
     exprs.update(k for k in wanted.keys if robot_of(k, root) not in catalogs)
     exprs.update(s.key_expr for s in wanted.streams if not _names_robots(s.key_expr, root))
-    return Listening(frozenset(exprs), frozenset(unheard - exprs))
+    return Listening(frozenset(exprs), frozenset(unheard - exprs), frozenset(heavy_heard))
 
 
 def _wants_whole(wanted: Wanted, whole: str) -> bool:

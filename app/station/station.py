@@ -238,7 +238,7 @@ class Station:
             log.warning("%s", exc)
             return
         self.bus = bus
-        self._traffic = Subscription(bus, (), route=self.feeds.route)
+        self._traffic = Subscription(bus, (), route=self.feeds.route, drain=True)
         self._listening_changed()
         self._presence = PresenceTracker(
             bus, self.root, on_change=functools.partial(self._on_live_presence, bus))
@@ -307,7 +307,7 @@ class Station:
         with self._lock:
             catalogs = {r.robot_id: r.catalog for r in self._robots.values()}
         plan = listening_plan(self.root, catalogs, self.feeds.wanted())
-        traffic.listen(plan.exprs)
+        traffic.listen(plan.exprs, prompt=plan.heavy)
         self._unheard = plan.unheard
 
     def _update_playback(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -83,3 +84,38 @@ def test_samples_carry_the_publishers_zenoh_timestamp(robot_and_app) -> None:
     (sample,) = wait_for(sub.take)
     assert sample.source_time == pytest.approx(time.time(), abs=2.0)
     assert sample.received >= sample.source_time - 0.5
+
+
+def test_a_drained_subscription_hands_on_every_sample_in_order_on_one_thread(
+        robot_and_app) -> None:
+    robot, app = robot_and_app
+    heard: list[tuple[str, float, str]] = []
+
+    def route(key: str, encoding: str, size: int):
+        return lambda sample: heard.append(
+            (sample.key, sub.decode(sample).root.battery.percentage,
+             threading.current_thread().name))
+
+    sub = Subscription(app, (), route=route, drain=True)
+    battery, camera = "fleet/r1/uplink/battery", "fleet/r1/camera"
+    sub.listen([battery, camera], prompt=[camera])
+    try:
+        pubs = {key: Publisher(robot, key, "fleet.Uplink", Traffic.COMMAND)
+                for key in (battery, camera)}
+        wait_until_heard(robot, battery)
+        wait_until_heard(robot, camera)
+        for i in range(300):
+            pubs[battery].put(battery_uplink(float(i)))
+        pubs[camera].put(battery_uplink(1.0))
+        wait_for(lambda: len(heard) == 301)
+        batteries = [(v, thread) for key, v, thread in heard if key == battery]
+        assert [v for v, _ in batteries] == [float(i) for i in range(300)]
+        assert {thread for _, thread in batteries} == {"subscription drain"}
+        assert [thread for key, _, thread in heard if key == camera] != ["subscription drain"]
+        sub.listen([camera])  # the battery's subscriber goes: nothing more of it is heard
+        pubs[battery].put(battery_uplink(500.0))
+        pubs[camera].put(battery_uplink(2.0))
+        wait_for(lambda: (camera, 2.0) in [h[:2] for h in heard])
+        assert (battery, 500.0) not in [h[:2] for h in heard]
+    finally:
+        sub.close()
