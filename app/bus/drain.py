@@ -49,8 +49,10 @@ class Drain:
                 try:
                     while (sample := subscriber.try_recv()) is not None:
                         self._deliver(key_expr, sample)
-                except zenoh.ZError:
-                    pass  # undeclared meanwhile: its samples are heard by its successor
+                except (zenoh.ZError, RuntimeError):
+                    # Undeclared meanwhile (RuntimeError: zenoh-python's "already mutably
+                    # borrowed" while it undeclares): its successor hears its samples.
+                    pass
                 except Exception:  # a consumer's bug must not stop every subscriber
                     log.exception("delivering a sample of %s", key_expr)
 

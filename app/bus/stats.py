@@ -120,6 +120,7 @@ class TopicCounts:
         # change goes through stats_for): a thousand robots' keys are mostly quiet.
         self._snapshots: dict[str, TopicStats] = {}
         self._changed: set[str] = set()
+        self.error_total = 0  # decode errors of every key, ever (read without a snapshot)
 
     def stats_for(self, key: str) -> TopicStats:
         """The key's counts, made on first use, to change; call with ``lock`` held."""
@@ -148,3 +149,4 @@ class TopicCounts:
     def record_error(self, key: str, kind: str, message: str) -> None:
         with self.lock:
             self.stats_for(key).record_error(kind, message)
+            self.error_total += 1

@@ -97,7 +97,7 @@ class Subscription:
                 self._drained.add(expr)
         self._listening = wanted
         self._drained &= wanted
-        if self._drain is not None:
+        if self._drain is not None:  # before the old go: it stops taking from them first
             self._drain.drain({e: self._handles[e] for e in self._drained})
         for expr in [e for e in self._handles if e not in wanted]:
             self._bus.release(self._handles.pop(expr))
@@ -162,6 +162,10 @@ class Subscription:
 
     def stats(self) -> dict[str, TopicStats]:
         return self._counts.stats()
+
+    def error_total(self) -> int:
+        """Decode errors counted on every topic so far."""
+        return self._counts.error_total
 
     def last_arrivals(self, prefix: str = "") -> dict[str, float]:
         """time.monotonic() of each key's newest sample, of the keys under ``prefix``."""

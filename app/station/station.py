@@ -97,9 +97,9 @@ class Station:
         self._thread.start()
 
     # -- for consumers -----------------------------------------------------------------------
-    def consumer(self, name: str, on_sample: Any = None) -> Consumer:
+    def consumer(self, name: str, on_sample: Any = None, on_raw: Any = None) -> Consumer:
         """A consumer that is not a panel; it keeps its interests across reconnects."""
-        return self.feeds.consumer(name, on_sample)
+        return self.feeds.consumer(name, on_sample, on_raw)
 
     def watch_robots(self, on_change: Callable[[RobotInfo], None]) -> Callable[[], None]:
         """Calls ``on_change`` (on a station thread) whenever a robot comes, goes or gets its
@@ -352,7 +352,8 @@ class Station:
             online = sum(r.online for r in self._robots.values())
         changes: dict[str, Any] = {
             "robots_online": online,
-            "decode_errors": sum(s.error_count for s in self.topics().values()),
+            "decode_errors": traffic.error_total() if isinstance(
+                traffic := self._traffic, Subscription) else 0,
             "internal_errors": self.incidents.count,
         }
         if bus.closed:
