@@ -1,7 +1,8 @@
 """Feeds a recorder or the black box from the station, as one of its consumers.
 
-Qt-free. Every sample of the chosen keys comes on its key's lane, in order, byte for byte
-(commands too: the station hears what it publishes). Presence and catalogs come from the
+Qt-free. Every sample of the chosen keys comes as the station receives it (a raw stream:
+never decoded for the sink, no lane), in order per key, byte for byte (commands too: the
+station hears what it publishes). Presence and catalogs come from the
 station's robots: a robot coming or going is written as a liveliness event, a catalog as a
 ``transport.Catalog`` sample on ``fleet/<robotId>/catalog``, so a log plays back with its
 robots present and described.
@@ -18,7 +19,6 @@ from app.bus.keys import catalog_key, robot_key
 from app.bus.subscription import RawSample
 from app.record.format import LivelinessEvent, LoggedSample
 from app.station.interests import Stream
-from app.station.lane import Delivery
 from app.station.robots import RobotInfo
 from app.station.station import Station
 
@@ -53,11 +53,11 @@ class StationTap:
         self._unwatch = station.watch_robots(self._on_robot)
         for info in station.robots():  # the robots there before the tap, written first
             self._on_robot(info)
-        self._consumer = station.consumer(name, on_sample=self._on_sample)
-        self._consumer.want({Stream(expr, passive=passive) for expr in self.key_exprs})
+        self._consumer = station.consumer(name, on_raw=self._on_sample)
+        self._consumer.want({Stream(expr, passive=passive, raw=True)
+                             for expr in self.key_exprs})
 
-    def _on_sample(self, delivery: Delivery) -> None:
-        sample = delivery.sample
+    def _on_sample(self, sample: RawSample) -> None:
         if self.max_sample_bytes is not None and \
                 len(sample.payload) + len(sample.attachment or b"") > self.max_sample_bytes:
             self.left_out += 1

@@ -47,13 +47,16 @@ LIGHT_LANE_THREADS = 3  # the threads all light keys share (see app.station.lane
 class Consumer:
     """Someone holding interests: a panel host, a controller, a monitor, a recorder. It
     lives until closed, across reconnects (the hub outlives sessions). Stream samples reach
-    ``on_sample`` on the key's lane thread; it must not block for long."""
+    ``on_sample`` on the key's lane thread; it must not block for long. Raw stream samples
+    reach ``on_raw`` on the receiving thread; it must return at once."""
 
     def __init__(self, hub: FeedHub, name: str,
-                 on_sample: Callable[[Delivery], None] | None = None) -> None:
+                 on_sample: Callable[[Delivery], None] | None = None,
+                 on_raw: Callable[[RawSample], None] | None = None) -> None:
         self.hub = hub
         self.name = name
         self.on_sample = on_sample
+        self.on_raw = on_raw  # a raw stream's samples, on the receiving thread
         self.interests: frozenset[Interest] = frozenset()
 
     def want(self, interests: Iterable[Interest]) -> None:
@@ -121,11 +124,12 @@ class FeedHub:
         self._consumers: dict[Consumer, frozenset[Interest]] = {}
         self._exact: dict[str, Plan] = {}  # plans of keys named exactly
         self._patterns: tuple[tuple[Consumer, Stream], ...] = ()  # streams on key expressions
+        self._raw: tuple[tuple[Consumer, Stream], ...] = ()  # raw streams, on any expression
         self._lanes: dict[str, Lane] = {}
         self.runner = LaneRunner("lanes", LIGHT_LANE_THREADS)
         self._frame_waiters: set[Lane] = set()  # lanes whose newest sample waits for a frame
         self._waiters_lock = threading.Lock()
-        self._routes: dict[tuple[str, str], Lane | None] = {}
+        self._routes: dict[tuple[str, str], Callable[[RawSample], None] | None] = {}
         self._lock = threading.RLock()
         self.health_checks = HealthChecks()  # shared by the lanes and the checker
         self._checker = _Checker(self)
@@ -147,9 +151,9 @@ class FeedHub:
             wake()
 
     # -- consumers -------------------------------------------------------------------------
-    def consumer(self, name: str,
-                 on_sample: Callable[[Delivery], None] | None = None) -> Consumer:
-        return Consumer(self, name, on_sample)
+    def consumer(self, name: str, on_sample: Callable[[Delivery], None] | None = None,
+                 on_raw: Callable[[RawSample], None] | None = None) -> Consumer:
+        return Consumer(self, name, on_sample, on_raw)
 
     def set_interests(self, wanted: set[Interest]) -> None:
         """What the panels on screen want (the window's consumer)."""
@@ -173,6 +177,11 @@ class FeedHub:
         with self._waiters_lock:
             self._frame_waiters.add(lane)
 
+    def check(self, sample: RawSample) -> None:
+        """Decodes a sample of a key no lane reads, if a health check of it is due."""
+        if self._checker.due(sample.key, len(sample.payload)):
+            self._checker.offer(sample)
+
     def count_error(self, key: str, exc: DecodeError) -> None:
         if self._count_error is not None:
             self._count_error(key, exc)
@@ -180,16 +189,16 @@ class FeedHub:
     # -- the zenoh thread --------------------------------------------------------------------
     def route(self, key: str, encoding: str, size: int) -> Callable[[RawSample], None] | None:
         """Where a sample of ``key`` goes; None: nobody wants it (it is not even copied)."""
-        lane = self._routes.get((key, encoding), _UNKNOWN)
-        if lane is _UNKNOWN:
-            lane = self._resolve(key, encoding)
-        if lane is not None:
-            return lane.offer
+        target = self._routes.get((key, encoding), _UNKNOWN)
+        if target is _UNKNOWN:
+            target = self._resolve(key, encoding)
+        if target is not None:
+            return target
         if self._checker.due(key, size):
             return self._checker.offer
         return None
 
-    def _resolve(self, key: str, encoding: str) -> Lane | None:
+    def _resolve(self, key: str, encoding: str) -> Callable[[RawSample], None] | None:
         with self._lock:
             if self._closed:
                 return None
@@ -205,8 +214,13 @@ class FeedHub:
                     lane = self._lanes[key] = Lane(key, plan, self, type_name)
                 else:  # made when an interest named the key: now its type is known
                     lane.plan, lane.type_name = plan, type_name
-            self._routes[(key, encoding)] = lane
-            return lane
+            takers = tuple((c.name, c.on_raw) for c, s in self._raw if c.on_raw is not None
+                           and key_matches(s.key_expr, key)
+                           and (not s.type_name or s.type_name == type_name))
+            target = _RawTakers(self, takers, lane) if takers else \
+                lane.offer if lane is not None else None
+            self._routes[(key, encoding)] = target
+            return target
 
     # -- planning (any thread; the GUI's when panels change) -------------------------------------
     def _update(self, consumer: Consumer, interests: frozenset[Interest],
@@ -226,14 +240,19 @@ class FeedHub:
         """What the consumers hold now: keys named exactly, and streams on expressions."""
         with self._lock:
             keys = frozenset(k for k, plan in self._exact.items() if not plan.passive_only)
-            return Wanted(keys, tuple(s for _, s in self._patterns if not s.passive))
+            return Wanted(keys, tuple(s for _, s in (*self._patterns, *self._raw)
+                                      if not s.passive))
 
     def _replan(self) -> None:
         held = [(c, i) for c, interests in self._consumers.items() for i in interests]
         wanted = {i for _, i in held if not isinstance(i, Stream)}
         exact: dict[str, Plan] = {}
         patterns = []
+        raw = []
         for consumer, interest in held:
+            if isinstance(interest, Stream) and interest.raw:
+                raw.append((consumer, interest))
+                continue
             if isinstance(interest, Stream):
                 if "*" in interest.key_expr or "$" in interest.key_expr:
                     patterns.append((consumer, interest))
@@ -252,7 +271,7 @@ class FeedHub:
             elif isinstance(interest, Converted):
                 plan = dataclasses.replace(plan, converted=(*plan.converted, interest))
             exact[interest.key] = plan
-        self._exact, self._patterns = exact, tuple(patterns)
+        self._exact, self._patterns, self._raw = exact, tuple(patterns), tuple(raw)
         for interest in [s for s in self.series if s not in wanted]:
             del self.series[interest]
         for interest in [c for c in self.converted if c not in wanted]:
@@ -293,6 +312,29 @@ class FeedHub:
         for lane in lanes:
             lane.join(timeout=2)
         self.runner.join(timeout=2)
+
+
+class _RawTakers:
+    """A key's raw streams, on the receiving thread, then its lane if it has one, else a
+    health check when one is due (its samples are copied for the takers anyway)."""
+
+    __slots__ = ("_hub", "_lane", "_takers")
+
+    def __init__(self, hub: FeedHub,
+                 takers: tuple[tuple[str, Callable[[RawSample], None]], ...],
+                 lane: Lane | None) -> None:
+        self._hub, self._takers, self._lane = hub, takers, lane
+
+    def __call__(self, sample: RawSample) -> None:
+        for name, take in self._takers:
+            try:
+                take(sample)
+            except Exception as exc:  # the consumer's bug: counted, the others still served
+                self._hub.incidents.record(f"{name} on {sample.key}", exc)
+        if self._lane is not None:
+            self._lane.offer(sample)
+        else:
+            self._hub.check(sample)
 
 
 _UNKNOWN: Any = object()

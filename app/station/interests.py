@@ -50,11 +50,14 @@ class Stream:
     """Every sample of the keys matching ``key_expr`` (of ``type_name`` only, when given),
     in order, handed to the consumer's ``on_sample`` on the key's lane. A ``passive`` stream
     takes only what the station hears for others: it never makes it listen to a heavy key
-    (the window's black box keeps what was shown, not every camera of the fleet)."""
+    (the window's black box keeps what was shown, not every camera of the fleet). A ``raw``
+    stream's samples go, undecoded, to the consumer's ``on_raw`` on the thread that received
+    them, with no lane (a recorder's queue: it must return at once)."""
 
     key_expr: str
     type_name: str = ""
     passive: bool = False
+    raw: bool = False
 
     @property
     def key(self) -> str:

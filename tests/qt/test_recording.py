@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from app.bus.keys import key_matches
 from app.qt.main_window import MainWindow
 from app.record.reader import LogReader
 from app.sim import rover
@@ -89,11 +90,11 @@ def test_the_record_button_records_until_pressed_again(
     # the recorder wants every key: the station subscribes to the command keys too (its
     # worker re-plans what it hears), and only then does it hear what it sends itself
     estop = "fleet/rover-1/command/estop"
-    qtbot.waitUntil(lambda: bool({estop, "fleet/rover-1/**"} & window.station._traffic._listening),
-                    timeout=5_000)
+    qtbot.waitUntil(lambda: any(key_matches(e, estop)
+                                for e in window.station._traffic.key_exprs), timeout=5_000)
     window.engage_estop()  # what the operator sends is recorded beside what robots say
     qtbot.waitUntil(lambda: heard() >= before + 2, timeout=10_000)
-    qtbot.wait(300)  # through its lane to the recorder
+    qtbot.wait(300)  # through the recorder's queue
     window.recording.refresh()
     assert "REC" in window.recording.label.text()
     path = window.recording.recorder.status().path
