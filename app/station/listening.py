@@ -58,19 +58,23 @@ class Listening:
 def listening_plan(root: str, catalogs: Mapping[str, Catalog | None],
                    wanted: Wanted) -> Listening:
     """What to subscribe to, given each robot seen (its catalog, or None while unknown) and
-    what is wanted. No two expressions overlap for a robot seen."""
+    what is wanted. No two expressions overlap for a robot seen; robots heard whole share
+    a few expressions (see :func:`_covering`)."""
     exprs: set[str] = set()
     unheard: set[str] = set()
     heavy_heard: set[str] = set()
+    whole_ids: list[str] = []
+    split_ids: list[str] = []  # robots heard topic by topic: some heavy topic is left out
     for robot_id, catalog in catalogs.items():
         whole = f"{root}/{robot_id}/**"
         if catalog is None or catalog.discovered or _wants_whole(wanted, whole):
-            exprs.add(whole)
+            whole_ids.append(robot_id)
             continue
         heavy = [t for t in catalog.topics if is_heavy(t.type)]
         if not heavy:
-            exprs.add(whole)
+            whole_ids.append(robot_id)
             continue
+        split_ids.append(robot_id)
         for topic in catalog.topics:
             if not is_heavy(topic.type):
                 exprs.add(topic.key)
@@ -81,9 +85,39 @@ def listening_plan(root: str, catalogs: Mapping[str, Catalog | None],
                 unheard.add(topic.key)
         exprs.update(c.key for c in catalog.commands if wanted.wants(c.key, c.type))
         exprs.update(k for k in wanted.keys if robot_of(k, root) == robot_id)
-    exprs.update(k for k in wanted.keys if robot_of(k, root) not in catalogs)
+    covering = _covering(root, whole_ids, split_ids)
+    exprs.update(covering)
+    exprs.update(k for k in wanted.keys if robot_of(k, root) not in catalogs
+                 and not any(key_matches(c, k) for c in covering))
     exprs.update(s.key_expr for s in wanted.streams if not _names_robots(s.key_expr, root))
     return Listening(frozenset(exprs), frozenset(unheard - exprs), frozenset(heavy_heard))
+
+
+def _covering(root: str, whole_ids: list[str], split_ids: list[str]) -> set[str]:
+    """Few expressions that hear every robot of ``whole_ids`` whole and no robot of
+    ``split_ids``: zenoh matches each sample against every subscriber of the session, so a
+    subscriber per robot cost a thousand robots a core in zenoh's own thread. Robots are
+    grouped by the start of their ids (``fleet/rover-$*/**``), split only where a robot
+    heard topic by topic shares it. A robot not seen yet may fall in a group: it is heard
+    whole, as an unknown robot is anyway."""
+    patterns: set[str] = set()
+
+    def cover(prefix: str, ids: list[str]) -> None:
+        if not any(s.startswith(prefix) for s in split_ids):
+            patterns.add(f"{root}/{prefix}$*/**" if prefix else f"{root}/*/**")
+            return
+        longer: dict[str, list[str]] = {}
+        for robot_id in ids:
+            if robot_id == prefix:
+                patterns.add(f"{root}/{robot_id}/**")
+            else:
+                longer.setdefault(robot_id[len(prefix)], []).append(robot_id)
+        for char, group in longer.items():
+            cover(prefix + char, group)
+
+    if whole_ids:
+        cover("", whole_ids)
+    return patterns
 
 
 def _wants_whole(wanted: Wanted, whole: str) -> bool:

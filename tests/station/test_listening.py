@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.bus.catalog import Catalog, TopicInfo
+from app.bus.keys import key_matches
 from app.station.interests import Stream
 from app.station.listening import Wanted, listening_plan
 
@@ -16,7 +17,7 @@ HEAVY_ROBOT = Catalog("r1", topics=[STATUS, CLOUD, IMAGE], commands=[TELEOP])
 def test_a_robot_without_catalog_or_without_heavy_topics_is_heard_whole() -> None:
     light = Catalog("r2", topics=[TopicInfo("fleet/r2/uplink/status", "fleet.Uplink")])
     plan = listening_plan("fleet", {"r1": None, "r2": light}, Wanted())
-    assert plan.exprs == {"fleet/r1/**", "fleet/r2/**"}
+    assert plan.exprs == {"fleet/*/**"}  # one subscriber hears them all
     assert plan.unheard == set()
 
 
@@ -25,7 +26,7 @@ def test_a_robot_that_serves_no_catalog_stays_heard_whole() -> None:
     fault repeated every 2 s) must still be heard."""
     learnt = Catalog("r1", topics=[STATUS, CLOUD], discovered=True)
     plan = listening_plan("fleet", {"r1": learnt}, Wanted())
-    assert plan.exprs == {"fleet/r1/**"} and plan.unheard == set()
+    assert plan.exprs == {"fleet/*/**"} and plan.unheard == set()
 
 
 def test_heavy_topics_nobody_wants_are_not_heard() -> None:
@@ -47,7 +48,7 @@ def test_a_heavy_topic_is_heard_while_a_key_or_a_typed_stream_wants_it() -> None
 def test_a_stream_of_everything_hears_each_robot_whole() -> None:
     recorder = Wanted(streams=(Stream("fleet/**"),))
     plan = listening_plan("fleet", {"r1": HEAVY_ROBOT}, recorder)
-    assert plan.exprs == {"fleet/r1/**"} and plan.unheard == set()
+    assert plan.exprs == {"fleet/*/**"} and plan.unheard == set()
 
 
 def test_a_command_key_is_heard_only_when_a_stream_names_it() -> None:
@@ -74,6 +75,26 @@ def test_a_passive_stream_takes_only_what_is_heard_anyway() -> None:
         assert listening_plan("fleet", {"r1": HEAVY_ROBOT}, hub.wanted()).exprs == {STATUS.key}
         panel = hub.consumer("panel")
         panel.want({Stream("fleet/**")})
-        assert listening_plan("fleet", {"r1": HEAVY_ROBOT}, hub.wanted()).exprs == {"fleet/r1/**"}
+        assert listening_plan("fleet", {"r1": HEAVY_ROBOT}, hub.wanted()).exprs == {"fleet/*/**"}
     finally:
         hub.close()
+
+
+def test_robots_heard_whole_share_a_few_expressions_that_leave_out_the_split_ones() -> None:
+    """A depot: a subscriber per robot costs zenoh a core at a thousand robots."""
+    def heavy(robot_id: str) -> Catalog:
+        return Catalog(robot_id, topics=[
+            TopicInfo(f"fleet/{robot_id}/uplink/status", "fleet.Uplink"),
+            TopicInfo(f"fleet/{robot_id}/camera/compressed", "foxglove.CompressedImage")])
+
+    ids = [f"{kind}-{n}" for kind in ("rover", "humanoid", "car") for n in range(1, 301)]
+    split = {"rover-1", "car-1", "humanoid-17"}
+    catalogs = {robot_id: heavy(robot_id) if robot_id in split else None for robot_id in ids}
+    plan = listening_plan("fleet", catalogs, Wanted())
+    assert len(plan.exprs) < 70
+    for robot_id in ids:
+        heard_by = [e for e in plan.exprs if key_matches(e, f"fleet/{robot_id}/uplink/status")]
+        assert len(heard_by) == 1, (robot_id, heard_by)  # heard, and once
+        image = f"fleet/{robot_id}/camera/compressed"
+        assert any(key_matches(e, image) for e in plan.exprs) == (robot_id not in split)
+    assert plan.unheard == {f"fleet/{r}/camera/compressed" for r in split}
