@@ -38,6 +38,7 @@ PRESENCE_SETTLE_S = 1.0
 MAX_LIDAR_HZ = 100.0  # the simulated robots tick at 100 Hz
 MAX_CAMERA_SIDE = 7680
 MAX_FLEET = 1000
+MAX_LIGHT_FLEET = 2000
 CONNECT_WAIT_S = 10.0
 
 
@@ -111,9 +112,16 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--fleet", type=int, metavar="N",
                      help="a depot of N robots instead (half rovers, a quarter humanoids, a "
                           "quarter cars), every one a client of the one router")
-    sim.add_argument("--heavy", type=int, default=1, metavar="K",
+    sim.add_argument("--heavy", type=int, metavar="K",
                      help="with --fleet: the first K robots of each kind carry their full "
                           "sensors (lidar cloud, cameras; default 1), the others small topics")
+    sim.add_argument("--light", action="store_true",
+                     help=f"with --fleet (up to {MAX_LIGHT_FLEET}): light robots only, a few "
+                          "sessions for them all, each robot its own token and catalog; small "
+                          "topics at fleet-link rates (status, pose, battery, faults), a patrol "
+                          "around its place; obeys teleop, e-stop (rovers) and bow/autoware "
+                          "motion commands, stopping 0.5 s after the last; no missions, goals, "
+                          "settings or services; not with --heavy")
     sim.add_argument("--points", type=int, default=200_000,
                      help="rover point-cloud size (default 200000; up to 1000000 and more)")
     sim.add_argument("--lidar-hz", type=float, default=5.0, metavar="HZ",
@@ -351,11 +359,20 @@ def _camera_size(text: str) -> tuple[int, int]:
 
 def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     from app.sim.fleet import RobotsUnreachable, SimFleet, depot_robots
+    from app.sim.light_depot import ROBOTS_PER_SESSION, light_depot_robots
+    from app.sim.light_depot import TICK_HZ as LIGHT_TICK_HZ
 
     kinds = [k.strip() for k in args.robots.split(",") if k.strip()]
-    if args.fleet is not None and not 1 <= args.fleet <= MAX_FLEET:
-        raise CliError(f"--fleet must be 1 to {MAX_FLEET} robots")
-    if args.heavy < 0:
+    if args.light and args.fleet is None:
+        raise CliError("--light goes with --fleet N")
+    if args.light and args.heavy is not None:
+        raise CliError("--light robots are all light: leave out --heavy")
+    most = MAX_LIGHT_FLEET if args.light else MAX_FLEET
+    if args.fleet is not None and not 1 <= args.fleet <= most:
+        raise CliError(f"--fleet must be 1 to {most} robots"
+                       + ("" if args.light else f" ({MAX_LIGHT_FLEET} with --light)"))
+    heavy = 1 if args.heavy is None else args.heavy
+    if heavy < 0:
         raise CliError("--heavy must be 0 or more")
     if args.points < 1:
         raise CliError("--points must be positive")
@@ -363,13 +380,18 @@ def cmd_sim(args: argparse.Namespace, out: Callable[[str], None]) -> int:
         raise CliError(f"--lidar-hz must be more than 0 and at most {MAX_LIDAR_HZ:g}")
     camera = _camera_size(args.camera)
     listen = args.listen or ([] if args.connect or args.zenoh_config else [DEFAULT_ENDPOINT])
-    depot = None if args.fleet is None else depot_robots(
-        args.fleet, args.heavy, args.points, args.lidar_hz, camera)
+    depot: list[Any] | None = None
+    if args.light:
+        depot = light_depot_robots(args.fleet)
+    elif args.fleet is not None:
+        depot = depot_robots(args.fleet, heavy, args.points, args.lidar_hz, camera)
+    # Light robots share a few sessions, a thread each; the others have their own.
+    per_session, tick_hz = (ROBOTS_PER_SESSION, LIGHT_TICK_HZ) if args.light else (1, None)
     try:
         fleet = SimFleet(kinds, listen=listen, connect=args.connect or [], points=args.points,
                          config_file=args.zenoh_config, lidar_hz=args.lidar_hz,
                          camera_size=camera, robot_config_file=args.robot_config,
-                         robots=depot)
+                         robots=depot, robots_per_session=per_session, tick_hz=tick_hz)
         fleet.start()
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None

@@ -103,6 +103,25 @@ def signal_fields(signal_id: int, aspect: Aspect) -> dict:
     return {"id": signal_id, "trafficLightStatus": [light]}
 
 
+def drive(car: Bicycle, command: Any, now: float) -> None:
+    """Applies a VehicleCommand reader to the car; a non-finite value in it is a stop."""
+    ackermann = command.ackermannControlCommand
+    lateral, longitudinal = ackermann.lateral, ackermann.longitudinal
+    values = (lateral.steeringTireAngle, lateral.steeringTireRotationRate,
+              longitudinal.speed, longitudinal.acceleration, longitudinal.jerk)
+    if not all(math.isfinite(v) for v in values):
+        car.stop(now)
+        return
+    car.command(
+        speed=longitudinal.speed,
+        steer=lateral.steeringTireAngle,
+        direction=gear_direction(enum_value(command.gearCommand.command)),
+        now=now,
+        accel=longitudinal.acceleration,
+        steer_rate=lateral.steeringTireRotationRate,
+    )
+
+
 class SimCar(SimRobot):
     """The ego car (EntityStatus named after the robot id) and the street's NPCs, each on
     ``entities/<name>``, all of them together on ``entity_status``, the crosswalk's signals on
@@ -169,19 +188,4 @@ class SimCar(SimRobot):
         ])
 
     def _on_command(self, message: DecodedMessage) -> None:
-        ackermann = message.root.ackermannControlCommand
-        lateral, longitudinal = ackermann.lateral, ackermann.longitudinal
-        now = time.monotonic()
-        values = (lateral.steeringTireAngle, lateral.steeringTireRotationRate,
-                  longitudinal.speed, longitudinal.acceleration, longitudinal.jerk)
-        if not all(math.isfinite(v) for v in values):
-            self.car.stop(now)
-            return
-        self.car.command(
-            speed=longitudinal.speed,
-            steer=lateral.steeringTireAngle,
-            direction=gear_direction(enum_value(message.root.gearCommand.command)),
-            now=now,
-            accel=longitudinal.acceleration,
-            steer_rate=lateral.steeringTireRotationRate,
-        )
+        drive(self.car, message.root, time.monotonic())

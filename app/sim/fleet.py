@@ -1,15 +1,18 @@
 """Runs simulated robots: one zenoh router that others connect to, one client session
-per robot, so each robot is a real, separately-vanishing participant."""
+per robot, so each robot is a real, separately-vanishing participant — or, for a light
+depot, a few sessions each shared by many robots (app.sim.shared_session)."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from app.bus.config import DEFAULT_ENDPOINT, BusConfig, connect_endpoints, listen_endpoints
 from app.bus.session import BusError, BusSession
+from app.sim.kinematics import Pose2D
 from app.sim.robot import SimRobot
+from app.sim.shared_session import SharedSession
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +47,19 @@ DEPOT_TICK_HZ = 20.0
 DEPOT_MAX_RATE_HZ = 10.0
 
 
+def depot_places(count: int) -> Iterator[tuple[str, str, int, Pose2D]]:
+    """The depot's ``count`` robots in order: (kind, robot id, its number among its kind,
+    where it stands). Rovers and humanoids stand on a grid around the shared datum; a car
+    drives its own street (its own ``map``) and ignores its place."""
+    numbers: dict[str, int] = {}
+    for index in range(count):
+        kind = DEPOT_MIX[index % len(DEPOT_MIX)]
+        number = numbers[kind] = numbers.get(kind, 0) + 1
+        row, column = divmod(index, DEPOT_ROW)
+        yield kind, f"{kind}-{number}", number, Pose2D(column * DEPOT_SPACING_M,
+                                                       row * DEPOT_SPACING_M)
+
+
 def depot_robots(count: int, heavy: int = 1, points: int = 200_000,
                  lidar_hz: float = DEFAULT_LIDAR_HZ,
                  camera_size: tuple[int, int] = DEFAULT_CAMERA_SIZE) -> list[SimRobot]:
@@ -53,17 +69,11 @@ def depot_robots(count: int, heavy: int = 1, points: int = 200_000,
     a grid around the shared datum; each car drives its own street (its own ``map``)."""
     from app.sim.car import SimCar
     from app.sim.humanoid import SimHumanoid
-    from app.sim.kinematics import Pose2D
     from app.sim.rover import SimRover
 
     robots: list[SimRobot] = []
-    numbers: dict[str, int] = {}
-    for index in range(count):
-        kind = DEPOT_MIX[index % len(DEPOT_MIX)]
-        number = numbers[kind] = numbers.get(kind, 0) + 1
-        robot_id, full = f"{kind}-{number}", number <= heavy
-        row, column = divmod(index, DEPOT_ROW)
-        start = Pose2D(column * DEPOT_SPACING_M, row * DEPOT_SPACING_M)
+    for kind, robot_id, number, start in depot_places(count):
+        full = number <= heavy
         if kind == "rover":
             robots.append(SimRover(robot_id, points=points, lidar_hz=lidar_hz,
                                    camera_size=camera_size, sensors=full, start=start))
@@ -97,9 +107,13 @@ class SimFleet:
         camera_size: tuple[int, int] = DEFAULT_CAMERA_SIZE,
         robot_config_file: str | None = None,
         robots: list[SimRobot] | None = None,
+        robots_per_session: int = 1,
+        tick_hz: float | None = None,
     ) -> None:
         """The robots: one of each of ``kinds``, or ``robots`` as they are given (e.g.
-        :func:`depot_robots`)."""
+        :func:`depot_robots`). ``robots_per_session`` 1: each robot on a session and thread
+        of its own; more: that many share a session and a thread, which ticks them
+        ``tick_hz`` times a second (light robots only: app.sim.light_depot)."""
         unknown = [k for k in kinds if k not in ROBOT_KINDS]
         if unknown:
             raise ValueError(f"unknown robot kind(s): {', '.join(unknown)}; "
@@ -112,6 +126,12 @@ class SimFleet:
         # The robots' client config (TLS CA, user and password for a hub that wants them).
         self.robot_config_file = robot_config_file
         self.hub: BusSession | None = None
+        self.shared: list[SharedSession] = []
+        if robots_per_session > 1:
+            if tick_hz is None:
+                raise ValueError("robots sharing a session need a tick rate")
+            self.shared = [SharedSession(self.robots[i:i + robots_per_session], tick_hz)
+                           for i in range(0, len(self.robots), robots_per_session)]
         self._stopped = threading.Event()
 
     def start(self) -> None:
@@ -120,9 +140,13 @@ class SimFleet:
         self.hub = BusSession(hub_config)
         try:
             robot_config = self.robot_config()
-            for robot in self.robots:
-                robot.start(robot_config)
-                log.info("started %s (%s)", robot.robot_id, robot.model)
+            for shared in self.shared:
+                shared.start(robot_config)
+                log.info("started %d robots on one session", len(shared.robots))
+            if not self.shared:
+                for robot in self.robots:
+                    robot.start(robot_config)
+                    log.info("started %s (%s)", robot.robot_id, robot.model)
         except BusError as exc:
             self.stop()
             raise RobotsUnreachable(f"the simulated robots cannot reach the hub: {exc}"
@@ -149,8 +173,11 @@ class SimFleet:
                                 .to_zenoh(), "router")
 
     def stop(self) -> None:
-        for robot in self.robots:
-            robot.stop()
+        for shared in self.shared:
+            shared.stop()
+        if not self.shared:
+            for robot in self.robots:
+                robot.stop()
         if self.hub is not None:
             self.hub.close()
             self.hub = None

@@ -41,7 +41,7 @@ from app.sim.humanoid_body import (
     rotation,
 )
 from app.sim.humanoid_camera import HeadCamera
-from app.sim.humanoid_health import Battery, FaultSchedule, JointHeat
+from app.sim.humanoid_health import Battery, Fault, FaultSchedule, JointHeat
 from app.sim.kinematics import Pose2D, Unicycle
 from app.sim.robot import TELEOP_TIMEOUT_S, SimRobot
 
@@ -89,6 +89,62 @@ def _fill_transform(builder: Any, pose: Pose, part: str) -> None:
     _fill_vector(builder.eulerAngles, euler_angles(rot))
     builder.linkName = BASE_LINK
     builder.part = part
+
+
+def heading_of(pose: Pose2D) -> float:
+    """rad clockwise from north: the yaw about the seed's +Y (up) axis."""
+    return math.remainder(math.pi / 2 - pose.yaw, 2 * math.pi)
+
+
+def motor_locomotion(sample: Any) -> tuple[float, float] | None:
+    """(forward m/s, counter-clockwise rad/s) a bow.MotorSample reader asks the base for,
+    clamped, non-finite values as zero; None when it sets no locomotion."""
+    if not sample._has("locomotion"):
+        return None
+    loc = sample.locomotion
+    forward = _clamp(_finite(loc.translationalVelocity.z), MAX_SPEED)
+    turn_right = _clamp(_finite(loc.rotationalVelocity.y), MAX_TURN_RATE)
+    return forward, -turn_right
+
+
+def fill_exteroception(msg: Any, poses: dict[str, Pose], base: Unicycle, forward_accel: float,
+                       vertical_accel: float, noise: np.ndarray) -> None:
+    """A bow.ExteroceptionSample: the pelvis IMU (``noise``: six standard normal draws) and
+    the GNSS fix of the head's antenna, for the body in ``poses`` on ``base``."""
+    speed, turn_right = base.linear, -base.angular
+    heading = heading_of(base.pose)
+    imu = msg.init("imu", 1)[0]
+    imu.source = IMU_SOURCE
+    _fill_vector(imu.gyro, (0.0, turn_right, 0.0) + GYRO_NOISE * noise[:3])
+    # Specific force in the pelvis frame: centripetal to the right when turning right,
+    # gravity's reaction up, the speed ramp forward.
+    acc = (speed * turn_right, GRAVITY + vertical_accel, forward_accel)
+    _fill_vector(imu.acc, acc + ACC_NOISE * noise[3:])
+    _fill_vector(imu.orientation, (0.0, heading, 0.0))
+    _fill_transform(imu.transform, poses["pelvis"], "pelvis")
+    imu.hasAcc = imu.hasGyro = True
+
+    head_position, head_rot = poses["head"]
+    antenna = (head_position + head_rot @ GPS_ANTENNA, head_rot)
+    lat, lon = base.pose.geodetic()
+    gps = msg.init("gps")
+    gps.source = "gnss"
+    gps.latitude, gps.longitude = lat, lon
+    gps.elevation = GROUND_ELEVATION_M + float(antenna[0][1])
+    gps.time = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    _fill_transform(gps.transform, antenna, "gps_antenna")
+
+
+def fill_interoception(msg: Any, battery: Battery, fault: Fault | None) -> None:
+    """A bow.InteroceptionSample: the battery, and the fault active if any."""
+    builder = msg.init("battery")
+    builder.voltage = battery.voltage
+    builder.current = battery.current_a
+    builder.charge = battery.charge_ah
+    builder.percentage = 100.0 * battery.fraction
+    builder.present = True
+    builder.supplyStatus = "discharging"
+    msg.error = [fault.text] if fault is not None else []
 
 
 class SimHumanoid(SimRobot):
@@ -145,11 +201,9 @@ class SimHumanoid(SimRobot):
     def apply_motor(self, sample: Any, now: float) -> None:
         """Takes a bow.MotorSample reader. Non-finite values count as zero (locomotion) or
         are ignored (hand digits); parts the sample does not set are left alone."""
-        if sample._has("locomotion"):
-            loc = sample.locomotion
-            forward = _clamp(_finite(loc.translationalVelocity.z), MAX_SPEED)
-            turn_right = _clamp(_finite(loc.rotationalVelocity.y), MAX_TURN_RATE)
-            self._target = (forward, -turn_right)
+        locomotion = motor_locomotion(sample)
+        if locomotion is not None:
+            self._target = locomotion
             self._last_command = now
         if not sample._has("gripperObjective"):
             return
@@ -202,7 +256,7 @@ class SimHumanoid(SimRobot):
     @property
     def heading(self) -> float:
         """rad clockwise from north: the yaw about the seed's +Y (up) axis."""
-        return math.remainder(math.pi / 2 - self.base.pose.yaw, 2 * math.pi)
+        return heading_of(self.base.pose)
 
     def world_pose(self, pose: Pose) -> Pose:
         """A base-frame pose in the world frame (X east, Y up, Z north)."""
@@ -308,42 +362,12 @@ class SimHumanoid(SimRobot):
         builder.maxTorque = spec.max_torque
 
     def _exteroception(self, now: float) -> Any:
-        poses = self.poses()
-        speed, turn_right = self.base.linear, -self.base.angular
-        noise = self._rng.normal(size=6)
         msg = self.new("bow.ExteroceptionSample")
-        imu = msg.init("imu", 1)[0]
-        imu.source = IMU_SOURCE
-        _fill_vector(imu.gyro, (0.0, turn_right, 0.0) + GYRO_NOISE * noise[:3])
-        # Specific force in the pelvis frame: centripetal to the right when turning right,
-        # gravity's reaction up, the speed ramp forward.
-        acc = (speed * turn_right, GRAVITY + self.gait.vertical_acceleration(),
-               self.forward_accel)
-        _fill_vector(imu.acc, acc + ACC_NOISE * noise[3:])
-        _fill_vector(imu.orientation, (0.0, self.heading, 0.0))
-        _fill_transform(imu.transform, poses["pelvis"], "pelvis")
-        imu.hasAcc = imu.hasGyro = True
-
-        head_position, head_rot = poses["head"]
-        antenna = (head_position + head_rot @ GPS_ANTENNA, head_rot)
-        lat, lon = self.base.pose.geodetic()
-        gps = msg.init("gps")
-        gps.source = "gnss"
-        gps.latitude, gps.longitude = lat, lon
-        gps.elevation = GROUND_ELEVATION_M + float(antenna[0][1])
-        gps.time = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        _fill_transform(gps.transform, antenna, "gps_antenna")
+        fill_exteroception(msg, self.poses(), self.base, self.forward_accel,
+                           self.gait.vertical_acceleration(), self._rng.normal(size=6))
         return msg
 
     def _interoception(self, now: float) -> Any:
         msg = self.new("bow.InteroceptionSample")
-        battery = msg.init("battery")
-        battery.voltage = self.battery.voltage
-        battery.current = self.battery.current_a
-        battery.charge = self.battery.charge_ah
-        battery.percentage = 100.0 * self.battery.fraction
-        battery.present = True
-        battery.supplyStatus = "discharging"
-        fault = self.faults.active(self.uptime)
-        msg.error = [fault.text] if fault is not None else []
+        fill_interoception(msg, self.battery, self.faults.active(self.uptime))
         return msg

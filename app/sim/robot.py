@@ -17,7 +17,7 @@ from app.bus.keys import DEFAULT_ROOT, robot_key
 from app.bus.presence import announce
 from app.bus.publisher import Publisher, Traffic
 from app.bus.session import BusSession
-from app.bus.subscription import Subscription
+from app.bus.subscription import RawSample, Subscription
 from app.codec.decode import DecodedMessage
 from app.codec.errors import DecodeError
 from app.codec.registry import registry
@@ -129,17 +129,24 @@ class SimRobot:
 
     # -- lifecycle ------------------------------------------------------------------
     def start(self, config: BusConfig) -> None:
-        self.setup()
-        self.bus = BusSession(config)
-        for topic in self.topics:
-            traffic = Traffic.TELEMETRY
-            topic.publisher = Publisher(self.bus, topic.key, topic.type_name, traffic)
+        """On a session and a thread of its own."""
+        bus = BusSession(config)
+        self.attach(bus)
         for command in self.commands:
-            command.subscription = Subscription(self.bus, command.key, depth=64)
-        catalog_mod.serve(self.bus, self.catalog(), self.root)
-        announce(self.bus, self.robot_id, self.root)
+            command.subscription = Subscription(bus, command.key, depth=64)
+        catalog_mod.serve(bus, self.catalog(), self.root)
+        announce(bus, self.robot_id, self.root)
         self._thread = threading.Thread(target=self._run, name=self.robot_id, daemon=True)
         self._thread.start()
+
+    def attach(self, bus: BusSession) -> None:
+        """Sets the robot up on ``bus`` with its topics' publishers. Its command inputs,
+        catalog and token are the session owner's to declare, and :meth:`tick` its to call:
+        :meth:`start`, or app.sim.shared_session for robots that share a session."""
+        self.bus = bus
+        self.setup()
+        for topic in self.topics:
+            topic.publisher = Publisher(bus, topic.key, topic.type_name, Traffic.TELEMETRY)
 
     def stop(self) -> None:
         self._stop.set()
@@ -153,11 +160,16 @@ class SimRobot:
         last = time.monotonic()
         while not self._stop.is_set():
             now = time.monotonic()
-            self._drain_commands()
-            self._advance(last, now)
+            self.tick(last, now)
             last = now
-            self._publish_due(now)
             self._stop.wait(max(0.0, period - (time.monotonic() - now)))
+
+    def tick(self, last: float, now: float) -> None:
+        """One turn of the robot's loop: the commands that came, the physics from ``last``
+        to ``now``, the topics due."""
+        self._drain_commands()
+        self._advance(last, now)
+        self._publish_due(now)
 
     def _advance(self, last: float, now: float) -> None:
         """Steps the physics from ``last`` to ``now`` in steps of at most MAX_STEP_S."""
@@ -169,20 +181,25 @@ class SimRobot:
 
     def _drain_commands(self) -> None:
         for command in self.commands:
-            assert command.subscription is not None
-            for sample in command.subscription.take():
-                try:
-                    message = command.subscription.decode(sample)
-                except DecodeError as exc:
-                    self.rejected_commands += 1
-                    log.warning("%s: rejected command on %s: %s", self.robot_id, sample.key, exc)
-                    continue
-                if message.type_name != command.type_name:
-                    self.rejected_commands += 1
-                    log.warning("%s: %s on %s, expected %s", self.robot_id,
-                                message.type_name, sample.key, command.type_name)
-                    continue
-                command.handle(message)
+            if command.subscription is not None:  # else heard for it (shared_session)
+                for sample in command.subscription.take():
+                    self.obey(command, command.subscription, sample)
+
+    def obey(self, command: CommandInput, heard_by: Subscription, sample: RawSample) -> None:
+        """Hands a sample heard on the command's key to its handler if it decodes (by
+        ``heard_by``, which counts a failure on its topic) to the type the command takes."""
+        try:
+            message = heard_by.decode(sample)
+        except DecodeError as exc:
+            self.rejected_commands += 1
+            log.warning("%s: rejected command on %s: %s", self.robot_id, sample.key, exc)
+            return
+        if message.type_name != command.type_name:
+            self.rejected_commands += 1
+            log.warning("%s: %s on %s, expected %s", self.robot_id,
+                        message.type_name, sample.key, command.type_name)
+            return
+        command.handle(message)
 
     def _publish_due(self, now: float) -> None:
         """Publishes the topics due at this tick, each stamped with the tick's time: what

@@ -20,10 +20,11 @@ import capnp
 from app.bus.keys import DEFAULT_ROOT, command_key, robot_key, uplink_key
 from app.codec.decode import DecodedMessage
 from app.codec.fields import enum_value
+from app.codec.registry import registry
 from app.sim.kinematics import Pose2D, Unicycle
 from app.sim.robot import TELEOP_TIMEOUT_S, SimRobot, Topic
 from app.sim.rover_controls import SERVICES, SETTINGS, RoverControls
-from app.sim.rover_health import RTK_LOST, TILT, FaultCycle, FaultEvent, GnssFix
+from app.sim.rover_health import RTK_LOST, TILT, FaultCycle, FaultEvent, FaultFeed, GnssFix
 from app.sim.rover_map import ALTITUDE_M, XY, RoverMap
 from app.sim.rover_mission import (
     MissionRun,
@@ -56,6 +57,50 @@ _SETTING_LABELS = {s.key: s.label for s in SETTINGS}
 
 def _unix_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def new_uplink(robot_id: str, member: str) -> tuple[Any, Any]:
+    """A fresh fleet.Uplink of ``robot_id`` stamped now, and its ``member`` to fill."""
+    message = registry().struct(UPLINK).new_message()
+    message.robotId, message.unixTimeMs = robot_id, _unix_ms()
+    return message, message.init(member)
+
+
+def fill_motion(motion: Any, base: Unicycle, gps_fix_type: str) -> None:
+    """A MotionTelemetry of the base: its geodetic and local pose, its velocity."""
+    pose = base.pose
+    lat, lon = pose.geodetic()
+    geo = motion.pose
+    geo.latDeg, geo.lonDeg, geo.altitudeM = lat, lon, ALTITUDE_M
+    geo.headingDeg = pose.heading_deg()
+    motion.hasPose = True
+    local = motion.localPose
+    local.x, local.y, local.z = pose.x, pose.y, 0.0
+    local.qx, local.qy, local.qz, local.qw = pose.quaternion()
+    motion.hasLocalPose = True
+    motion.velocity.linearMps = base.linear
+    motion.velocity.angularRps = base.angular
+    motion.gpsFixType = gps_fix_type
+    motion.gpsSource = "simulated"
+    motion.localFrameId = LOCAL_FRAME
+
+
+def fill_battery(battery: Any, b: Battery) -> None:
+    """A BatteryStatus of the pack."""
+    battery.percentage, battery.voltageV = b.percentage, b.voltage_v
+    battery.currentA, battery.temperatureC = b.current_a, b.temperature_c
+    battery.status, battery.health, battery.technology = b.status, b.health, "liIon"
+    runtime = b.runtime_remaining_s()
+    if runtime is not None:
+        battery.runtimeRemainingS, battery.hasRuntimeRemainingS = runtime, True
+
+
+def fill_fault(fault: Any, event: FaultEvent) -> None:
+    """A Fault raised or cleared."""
+    spec = event.spec
+    fault.code, fault.severity, fault.message = spec.code, spec.severity, spec.message
+    fault.active, fault.source = event.active, spec.source
+    fault.raisedUnixTimeMs = event.raised_unix_ms
 
 
 class SimRover(SimRobot):
@@ -100,8 +145,7 @@ class SimRover(SimRobot):
         self._boot = booted
         self._now = booted  # the loop's clock, for commands (drained between steps)
         self._teleop_at = -math.inf
-        self._fault_queue: deque[FaultEvent] = deque()
-        self._fault_repeated_at = booted
+        self._fault_feed = FaultFeed(self.faults, FAULT_REPUBLISH_S, booted)
         self._messages: deque[tuple[str, str]] = deque(maxlen=32)
         self._status_now = False
         self._caps_now = False
@@ -145,8 +189,7 @@ class SimRover(SimRobot):
                               UPLINK, rate_hz, produce)
 
     def _uplink(self, member: str) -> tuple[Any, Any]:
-        message = self.new(UPLINK, robotId=self.robot_id, unixTimeMs=_unix_ms())
-        return message, message.init(member)
+        return new_uplink(self.robot_id, member)
 
     # -- physics ------------------------------------------------------------------------
     def step(self, now: float, dt: float) -> None:
@@ -192,17 +235,15 @@ class SimRover(SimRobot):
             self.base.command(linear, angular, now)
 
     def _update_faults(self, now: float) -> None:
-        events = self.faults.update(now, _unix_ms())
+        events = self._fault_feed.update(now, _unix_ms())
         for event in events:
             spec = event.spec
             if event.active:
                 self._say(FAULT_LEVELS[spec.severity], f"{spec.severity} fault {spec.code}: "
                           f"{spec.message}")
-                self._fault_repeated_at = now
             else:
                 self._say("info", f"Fault {spec.code} cleared")
         if events:
-            self._fault_queue.extend(events)
             self._caps_now = True  # the Tilt warning light follows its fault
 
     def _schedule(self, now: float) -> None:
@@ -416,47 +457,22 @@ class SimRover(SimRobot):
 
     def _produce_motion(self, now: float) -> Any:
         message, motion = self._uplink("motion")
-        pose = self.base.pose
-        lat, lon = pose.geodetic()
-        geo = motion.pose
-        geo.latDeg, geo.lonDeg, geo.altitudeM = lat, lon, ALTITUDE_M
-        geo.headingDeg = pose.heading_deg()
-        motion.hasPose = True
-        local = motion.localPose
-        local.x, local.y, local.z = pose.x, pose.y, 0.0
-        local.qx, local.qy, local.qz, local.qw = pose.quaternion()
-        motion.hasLocalPose = True
-        motion.velocity.linearMps = self.base.linear
-        motion.velocity.angularRps = self.base.angular
         corrections = self.controls.settings["gnssCorrections"]
-        motion.gpsFixType = self.gnss.fix_type(now, corrections, RTK_LOST in self.faults.active)
-        motion.gpsSource = "simulated"
-        motion.localFrameId = LOCAL_FRAME
+        fill_motion(motion, self.base,
+                    self.gnss.fix_type(now, corrections, RTK_LOST in self.faults.active))
         return message
 
     def _produce_battery(self, now: float) -> Any:
         message, battery = self._uplink("battery")
-        b = self.battery
-        battery.percentage, battery.voltageV = b.percentage, b.voltage_v
-        battery.currentA, battery.temperatureC = b.current_a, b.temperature_c
-        battery.status, battery.health, battery.technology = b.status, b.health, "liIon"
-        runtime = b.runtime_remaining_s()
-        if runtime is not None:
-            battery.runtimeRemainingS, battery.hasRuntimeRemainingS = runtime, True
+        fill_battery(battery, self.battery)
         return message
 
     def _produce_fault(self, now: float) -> Any:
-        if not self._fault_queue:
-            if not self.faults.active or now - self._fault_repeated_at < FAULT_REPUBLISH_S:
-                return None
-            self._fault_queue.extend(self.faults.active.values())
-            self._fault_repeated_at = now
-        event = self._fault_queue.popleft()
+        event = self._fault_feed.next(now)
+        if event is None:
+            return None
         message, fault = self._uplink("fault")
-        spec = event.spec
-        fault.code, fault.severity, fault.message = spec.code, spec.severity, spec.message
-        fault.active, fault.source = event.active, spec.source
-        fault.raisedUnixTimeMs = event.raised_unix_ms
+        fill_fault(fault, event)
         return message
 
     def _produce_mission(self, now: float) -> Any:

@@ -4,6 +4,7 @@ GNSS fix quality."""
 from __future__ import annotations
 
 import random
+from collections import deque
 from dataclasses import dataclass
 
 
@@ -68,6 +69,34 @@ class FaultCycle:
         cleared = [FaultEvent(e.spec, False, e.raised_unix_ms) for e in self.active.values()]
         self.active.clear()
         return cleared
+
+
+class FaultFeed:
+    """The fault events of a cycle to report, one a publish: raises and clears as they
+    happen, and the active faults again every ``repeat_s`` so late joiners see them."""
+
+    def __init__(self, cycle: FaultCycle, repeat_s: float, start: float) -> None:
+        self.cycle = cycle
+        self.repeat_s = repeat_s
+        self._queue: deque[FaultEvent] = deque()
+        self._repeated_at = start
+
+    def update(self, now: float, unix_ms: int) -> list[FaultEvent]:
+        """The cycle's raise/clear events since the last call, queued for reporting."""
+        events = self.cycle.update(now, unix_ms)
+        if any(event.active for event in events):
+            self._repeated_at = now
+        self._queue.extend(events)
+        return events
+
+    def next(self, now: float) -> FaultEvent | None:
+        """The next event to report, or None."""
+        if not self._queue:
+            if not self.cycle.active or now - self._repeated_at < self.repeat_s:
+                return None
+            self._queue.extend(self.cycle.active.values())
+            self._repeated_at = now
+        return self._queue.popleft()
 
 
 class GnssFix:

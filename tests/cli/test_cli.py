@@ -177,6 +177,30 @@ class TestBadInvocations:
         args = build_parser().parse_args(["sim", "--points", "1000000", "--lidar-hz", "10"])
         assert (args.points, args.lidar_hz) == (1_000_000, 10.0)
 
+    @pytest.mark.parametrize(("args", "why"), [
+        (["--light"], "--light goes with --fleet N"),
+        (["--fleet", "40", "--light", "--heavy", "1"], "leave out --heavy"),
+        (["--fleet", "2001", "--light"], "--fleet must be 1 to 2000 robots"),
+        (["--fleet", "1001"], "--fleet must be 1 to 1000 robots (2000 with --light)"),
+    ])
+    def test_a_light_depot_that_cannot_be(self, capsys, args: list[str], why: str) -> None:
+        assert main(["sim", *args, "--listen", "tcp/127.0.0.1:0"]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and why in err[0], err
+
+    def test_a_light_depot_of_2000_is_allowed(self, monkeypatch) -> None:
+        from app.sim import fleet
+
+        started: list[tuple[int, int]] = []
+
+        def pretend_to_start(self: fleet.SimFleet) -> None:
+            started.append((len(self.robots), len(self.shared)))
+
+        monkeypatch.setattr(fleet.SimFleet, "start", pretend_to_start)
+        monkeypatch.setattr("app.cli._wait_for_signal", lambda _exit_with_stdin: None)
+        assert main(["sim", "--fleet", "2000", "--light", "--listen", "tcp/127.0.0.1:0"]) == 0
+        assert started == [(2000, 8)]  # every robot, 250 to a session
+
     def test_bad_count(self, capsys) -> None:
         assert main(["echo", "k", "--count", "0"]) == 1
         assert "--count must be at least 1" in capsys.readouterr().err
