@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPoint, Qt
@@ -15,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.bus.keys import UPLINK_SEGMENTS
-from app.bus.stats import TopicStats
+from app.bus.stats import BUCKETS, TopicStats
 from app.codec.fields import numeric_paths
 from app.codec.registry import registry
 from app.qt.panel_api import TOPIC_MIME, PanelHost
@@ -92,14 +93,26 @@ class TopicsPanel(PanelBase):
         self.filter, self.count, self.hint = self._page.search, self._page.count, self._page.hint
         self.filter.textChanged.connect(self._on_filter)
         self._filled = False
+        self._made: dict[str, tuple[TopicStats, Row]] = {}  # each key's snapshot and its row
         self._show_counts()
 
     def on_frame(self, batch: FrameBatch) -> None:
         if not batch.tables_changed and self._filled:
             return
         self._filled = True
-        self.model.types = {key: stats.type_name for key, stats in batch.topics.items()}
-        self.model.set_rows([_row(stats, batch.now) for stats in batch.topics.values()])
+        made: dict[str, tuple[TopicStats, Row]] = {}
+        types: dict[str, str] = {}
+        for key, stats in batch.topics.items():
+            was = self._made.get(key)
+            row = _kept(was, stats, batch.now) if was is not None else None
+            if row is None:
+                row = _row(stats, batch.now)
+                types[key] = stats.type_name
+            else:
+                types[key] = self.model.types[key]
+            made[key] = (stats, row)
+        self._made, self.model.types = made, types
+        self.model.set_rows([row for _, row in made.values()])
         self._show_counts()
 
     def _on_filter(self, text: str) -> None:
@@ -198,11 +211,36 @@ def _row(stats: TopicStats, now: float) -> Row:
             Cell(stats.type_name or "—", tooltip=stats.encoding),
             Cell(human_rate(rate), sort=rate, numeric=True),
             Cell(human_bytes_per_s(bandwidth), sort=bandwidth, numeric=True),
-            Cell(human_age(age), sort=float("inf") if age is None else age, numeric=True),
+            _age_cell(stats, age),
             _errors_cell(stats) if stats.error_count else Cell("0", sort=0.0, numeric=True),
         ),
         muted=stale,
     )
+
+
+def _age_cell(stats: TopicStats, age: float | None) -> Cell:
+    # Sorted by the newest sample's time, newest first: the order of the ages at any moment,
+    # and a value that changes only with new samples, not on every tick.
+    return Cell(human_age(age), sort=float("inf") if age is None else -stats.last_arrival,
+                numeric=True)
+
+
+def _kept(was: tuple[TopicStats, Row], stats: TopicStats, now: float) -> Row | None:
+    """The row made of this same snapshot before, its age brought up to ``now``, if nothing
+    else of it can have changed since: a topic not listened to, or silent for longer than
+    the rate window (its rate and bandwidth stay 0 and it stays greyed). None otherwise."""
+    snapshot, row = was
+    if snapshot is not stats:
+        return None
+    if not stats.listening:
+        return row
+    if stats.count and int(stats.last_arrival) > int(now) - BUCKETS:
+        return None  # heard within the rate window: its rate moves with time
+    age = human_age(stats.age_s(now))
+    if row.cells[AGE].text == age:
+        return row
+    return replace(row, cells=(*row.cells[:AGE], replace(row.cells[AGE], text=age),
+                               *row.cells[AGE + 1:]))
 
 
 def _on_demand_row(stats: TopicStats) -> Row:

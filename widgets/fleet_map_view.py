@@ -252,16 +252,18 @@ class FleetMapView(QWidget):
                                                            r.robot_id))
         wide = self._label_metrics
         height, ascent = float(wide.height()), float(wide.ascent())
+        widths = {r.robot_id: float(wide.horizontalAdvance(r.robot_id)) for r in robots}
+        taken = _Boxes(max(widths.values(), default=1.0), height)
         places: dict[str, QRectF] = {}
         for robot in robots:
             at = self.to_screen(robot.x, robot.y)
-            width = float(wide.horizontalAdvance(robot.robot_id))
+            width = widths[robot.robot_id]
             right, left = at.x() + ARROW_PX * 0.6, at.x() - ARROW_PX * 0.6 - width
             above, below = at.y() - ARROW_PX * 0.45 - ascent, at.y() + ARROW_PX * 0.45
             for x, y in ((right, above), (right, below), (left, above), (left, below)):
                 box = QRectF(x, y, width, height)
-                if not any(box.intersects(taken) for taken in places.values()):
-                    places[robot.robot_id] = box
+                if not taken.overlaps(box):
+                    places[robot.robot_id] = taken.add(box)
                     break
         return places
 
@@ -390,6 +392,30 @@ class FleetMapView(QWidget):
                 QToolTip.hideText()
             return True
         return super().event(event)
+
+
+class _Boxes:
+    """Label boxes placed so far, in a grid of cells as big as the biggest box: a box can
+    only overlap those in the cells around it (a thousand robots' labels, each checked
+    against every other, took seconds)."""
+
+    def __init__(self, cell_w: float, cell_h: float) -> None:
+        self._w, self._h = max(cell_w, 1.0), max(cell_h, 1.0)
+        self._cells: dict[tuple[int, int], list[QRectF]] = {}
+
+    def _cell(self, x: float, y: float) -> tuple[int, int]:
+        return math.floor(x / self._w), math.floor(y / self._h)
+
+    def overlaps(self, box: QRectF) -> bool:
+        left, top = self._cell(box.left() - self._w, box.top() - self._h)
+        right, bottom = self._cell(box.right(), box.bottom())
+        return any(box.intersects(other)
+                   for cx in range(left, right + 1) for cy in range(top, bottom + 1)
+                   for other in self._cells.get((cx, cy), ()))
+
+    def add(self, box: QRectF) -> QRectF:
+        self._cells.setdefault(self._cell(box.left(), box.top()), []).append(box)
+        return box
 
 
 def _arrow(at: QPointF, yaw: float) -> QPolygonF:

@@ -44,6 +44,7 @@ from widgets.table import (
 GROUP_ROLE = Qt.ItemDataRole.UserRole + 10  # a group row's group key; None on a row
 R = Qt.ItemDataRole
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+MAX_RUNS = 8  # dataChanged signals per group and update; more are joined into one
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -65,6 +66,7 @@ class GroupedRowsModel(QStandardItemModel):
         self.grouped = False
         self._rows: dict[str, Row] = {}
         self._items: dict[str, list[QStandardItem]] = {}  # a row's items, by key
+        self._group_of: dict[str, str] = {}  # a row's group key, by key ("" when flat)
         self._groups: dict[str, Group] = {}
         self._heads: dict[str, QStandardItem] = {}  # a group's item in column 0, by key
         self._descending = False
@@ -83,14 +85,15 @@ class GroupedRowsModel(QStandardItemModel):
                 parent = items[0].parent() or self.invisibleRootItem()
                 taken[key] = parent.takeRow(items[0].row())
             self.setRowCount(0)
-            self._groups, self._heads, self._items = {}, {}, {}
+            self._groups, self._heads, self._items, self._group_of = {}, {}, {}, {}
             self.grouped = groups is not None
             for row in rows:
                 items = taken.get(row.key) or [QStandardItem() for _ in self.headers]
                 self._fill(items, self._rows.get(row.key), row)
                 self._rows[row.key], self._items[row.key] = row, items
-                parent = self._head(groups[row.key]) if groups is not None \
-                    else self.invisibleRootItem()
+                group = groups[row.key] if groups is not None else None
+                self._group_of[row.key] = group.key if group else ""
+                parent = self._head(group) if group is not None else self.invisibleRootItem()
                 parent.appendRow(items)
             self._rows = {row.key: row for row in rows}
         finally:
@@ -106,33 +109,34 @@ class GroupedRowsModel(QStandardItemModel):
             self._update(rows, groups)
 
     def _update(self, rows: Sequence[Row], groups: Mapping[str, Group] | None) -> None:
-        wanted = {row.key: row for row in rows}
+        wanted = {row.key for row in rows}
         for key in [k for k in self._rows if k not in wanted]:
             items = self._items.pop(key)
             del self._rows[key]
+            del self._group_of[key]
             (items[0].parent() or self.invisibleRootItem()).removeRow(items[0].row())
         if groups is not None:
             self._relabel(groups)
         # by parent: (parent, [(row, first column, last column)])
         changed: dict[int, tuple[QStandardItem, list[tuple[int, int, int]]]] = {}
         for row in rows:
-            parent = self._head(groups[row.key]) if groups is not None \
-                else self.invisibleRootItem()
             old = self._rows.get(row.key)
+            group = groups[row.key] if groups is not None else None
+            if old is row and self._group_of[row.key] == (group.key if group else ""):
+                continue  # the same row in the same place: nothing to compare
+            parent = self._head(group) if group is not None else self.invisibleRootItem()
             if old is None:
-                self._rows[row.key] = row
-                items = self._items[row.key] = [QStandardItem() for _ in self.headers]
-                self._fill(items, None, row)
-                parent.appendRow(items)
+                self._add(row, parent, group)
                 continue
             items = self._items[row.key]
-            if (items[0].parent() or self.invisibleRootItem()) is not parent:
+            if self._group_of[row.key] != (group.key if group else ""):
                 # another group: taken out and put in (the panel selects it again)
                 old_parent = items[0].parent() or self.invisibleRootItem()
                 parent.appendRow(old_parent.takeRow(items[0].row()))
+                self._group_of[row.key] = group.key if group else ""
             if row != old:
                 self._rows[row.key] = row
-                self.blockSignals(True)  # one dataChanged per group below, not per role
+                self.blockSignals(True)  # one dataChanged per run of rows below, not per role
                 try:
                     first, last = self._fill(items, old, row)
                 finally:
@@ -141,13 +145,20 @@ class GroupedRowsModel(QStandardItemModel):
                     (items[0].row(), first, last))
         for parent, spans in changed.values():
             parent_index = parent.index()  # invalid for the root
-            self._data_changed(
-                self.index(min(s[0] for s in spans), min(s[1] for s in spans), parent_index),
-                self.index(max(s[0] for s in spans), max(s[2] for s in spans), parent_index))
+            for top, bottom, first, last in _runs(spans):
+                self._data_changed(self.index(top, first, parent_index),
+                                   self.index(bottom, last, parent_index))
         for key in [k for k, head in self._heads.items() if not head.hasChildren()]:
             head = self._heads.pop(key)
             del self._groups[key]
             self.removeRow(head.row())
+
+    def _add(self, row: Row, parent: QStandardItem, group: Group | None) -> None:
+        self._rows[row.key] = row
+        self._group_of[row.key] = group.key if group else ""
+        items = self._items[row.key] = [QStandardItem() for _ in self.headers]
+        self._fill(items, None, row)
+        parent.appendRow(items)
 
     def _fill(self, items: list[QStandardItem], old: Row | None, new: Row) -> tuple[int, int]:
         """Sets the roles of each cell that changed; returns the first and last column set."""
@@ -155,16 +166,17 @@ class GroupedRowsModel(QStandardItemModel):
             return 0, 0
         look = old is None or old.muted != new.muted or old.highlight != new.highlight
         changed = [c for c, cell in enumerate(new.cells)
-                   if look or old is None or old.cells[c] != cell]
+                   if look or old is None or not (old.cells[c] is cell or old.cells[c] == cell)]
         for column in changed:
             item = items[column]
-            roles = self._roles(new, column)
+            cell = new.cells[column]
             if old is None or look:
-                for role, value in roles.items():
-                    item.setData(value, role)
+                for role, value in self._roles(new, column).items():
+                    if value is not None or old is not None:  # a new item has none set
+                        item.setData(value, role)
             else:  # only what the cell's change touches: a rate's text and sort value, say
-                for role in _touched(old.cells[column], new.cells[column]):
-                    item.setData(roles[role], role)
+                for role in _touched(old.cells[column], cell):
+                    item.setData(CELL_ROLES[role](new, cell, self._bold), role)
             if old is None:
                 item.setEditable(False)
         return (changed[0], changed[-1]) if changed else (0, 0)
@@ -172,27 +184,8 @@ class GroupedRowsModel(QStandardItemModel):
     def _roles(self, row: Row, column: int) -> dict[int, Any]:
         """Every role of one cell at once."""
         cell = row.cells[column]
-        if cell.colour:
-            foreground: QColor | None = QColor(cell.colour)
-        else:
-            foreground = MUTED_TEXT if row.muted else None
-        if cell.background:
-            background: QColor | None = QColor(cell.background)
-        else:
-            background = HIGHLIGHT if row.highlight else None
-        return {
-            R.DisplayRole: cell.text,
-            SORT_ROLE: cell.text if cell.sort is None else cell.sort,
-            R.ToolTipRole: cell.tooltip or None,
-            R.ForegroundRole: foreground,
-            R.BackgroundRole: background,
-            R.FontRole: self._bold if cell.bold or row.highlight else None,
-            R.DecorationRole: light_icon(cell.light) if cell.light else None,
-            R.TextAlignmentRole: RIGHT if cell.numeric else None,
-            KEY_ROLE: row.key,
-            VALUE_ROLE: cell.value,
-            MUTED_ROLE: row.muted,
-        }
+        return {**{role: value(row, cell, self._bold) for role, value in CELL_ROLES.items()},
+                KEY_ROLE: row.key, MUTED_ROLE: row.muted}
 
     def _relabel(self, groups: Mapping[str, Group]) -> None:
         for group in {g.key: g for g in groups.values()}.values():
@@ -272,6 +265,49 @@ def _touched(old: Cell, new: Cell) -> list[int]:
         if changed:
             roles.append(role)
     return roles
+
+
+def _foreground(row: Row, cell: Cell, _bold: QFont) -> QColor | None:
+    if cell.colour:
+        return QColor(cell.colour)
+    return MUTED_TEXT if row.muted else None
+
+
+def _background(row: Row, cell: Cell, _bold: QFont) -> QColor | None:
+    if cell.background:
+        return QColor(cell.background)
+    return HIGHLIGHT if row.highlight else None
+
+
+# Each role a cell sets, from its row and itself (and the model's bold font).
+CELL_ROLES: dict[int, Callable[[Row, Cell, QFont], Any]] = {
+    R.DisplayRole: lambda row, cell, bold: cell.text,
+    SORT_ROLE: lambda row, cell, bold: cell.text if cell.sort is None else cell.sort,
+    R.ToolTipRole: lambda row, cell, bold: cell.tooltip or None,
+    R.ForegroundRole: _foreground,
+    R.BackgroundRole: _background,
+    R.FontRole: lambda row, cell, bold: bold if cell.bold or row.highlight else None,
+    R.DecorationRole: lambda row, cell, bold: light_icon(cell.light) if cell.light else None,
+    R.TextAlignmentRole: lambda row, cell, bold: RIGHT if cell.numeric else None,
+    VALUE_ROLE: lambda row, cell, bold: cell.value,
+}
+
+
+def _runs(spans: list[tuple[int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """(top, bottom, first column, last column) of each run of adjacent changed rows, from
+    (row, first column, last column) of each: a proxy re-sorts and re-filters only those.
+    Past MAX_RUNS runs, one span over them all: each dataChanged that moves rows costs the
+    proxy and the view a pass over every row (layoutChanged), more than the rows between."""
+    runs: list[list[int]] = []
+    for row, first, last in sorted(spans):
+        if runs and runs[-1][1] + 1 == row:
+            run = runs[-1]
+            run[1], run[2], run[3] = row, min(run[2], first), max(run[3], last)
+        else:
+            runs.append([row, row, first, last])
+    if len(runs) > MAX_RUNS:
+        runs = [[runs[0][0], runs[-1][1], min(r[2] for r in runs), max(r[3] for r in runs)]]
+    return [(top, bottom, first, last) for top, bottom, first, last in runs]
 
 
 class RowsModel(GroupedRowsModel):

@@ -16,6 +16,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
 )
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTreeView
@@ -121,7 +122,8 @@ class ContentColumns(QObject):
     """Keeps a table's columns as wide as their content, ``first`` first: when the view is
     too narrow for all of them, ``first`` keeps its content width (or the view's, but not
     under ``floor`` characters) and the rest scroll into view; spare room widens ``first``.
-    Refits when rows come or go and when the view is resized."""
+    Refits when rows come or go (once for all that came in one go: measuring the content
+    reads up to a thousand rows) and when the view is resized."""
 
     def __init__(self, view: QTableView, first: int, floor: int = 24) -> None:
         super().__init__(view)
@@ -131,9 +133,13 @@ class ContentColumns(QObject):
         header = view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self._refit = QTimer(self)
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(0)
+        self._refit.timeout.connect(self.fit)
         model = view.model()
         for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
-            signal.connect(self.fit)
+            signal.connect(self._refit.start)
         view.viewport().installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

@@ -1,17 +1,20 @@
-"""Robots panel at 100 robots: sorting by each column, the search, the state filter,
-grouping, and a table tick where every robot's vitals changed.
+"""Robots panel at 1,000 robots (100 in short mode): sorting by each column, the search,
+the state filter, grouping, a table tick where every robot's vitals changed, and ticks where
+none did; and the fleet map drawing the same number of robots.
 
 The robots are RobotInfo and vitals values as the station makes them for a depot's fleet
 (rovers, humanoids, cars; some offline, some e-stopped, some faulted). Each operation is
 timed with the events it posts (the view's relayout and repaint) handled, the panel shown.
 Baseline in the same run: the best bare use of Qt, a QSortFilterProxyModel over a
-QStandardItemModel of the same 100 rows (same texts and sort values) in a shown QTableView
+QStandardItemModel of the same rows (same texts and sort values) in a shown QTableView
 doing the same sort or filter; for grouping, that model rebuilt as a tree of the same groups;
 for the tick, setData of the changed cells.
 
 Targets (absolute, the ratios are printed for comparison): each sort, filter or grouping
-under one 60 Hz frame (16.7 ms); a tick under half of one (8.3 ms); a tick where nothing
-changed well under 1 ms. Run under a display (Xvfb in CI).
+under one 60 Hz frame (16.7 ms); a tick under half of one (8.3 ms); a tick without new
+tables well under 1 ms, and one whose tables came with nothing changed under 2 ms. The fleet
+map's paint is timed against a bare QPainter drawing each robot's arrow and label, under one
+frame of the frame clock's default rate (30 Hz). Run under a display (Xvfb in CI).
 """
 
 from __future__ import annotations
@@ -19,24 +22,31 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt
-from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QApplication, QTableView
+from PySide6.QtCore import QPointF, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QApplication, QTableView, QWidget
 
 from app.qt.application import create_application
-from panels.robots import BATTERY, COLUMNS, ROBOT, RobotsPanel
+from app.qt.frame_clock import DEFAULT_HZ
+from panels.robot_rows import BATTERY, COLUMNS, ROBOT
+from panels.robots import RobotsPanel
 from tests.bench.common import MISSED, fmt_seconds, iterations, median, report, short_mode
 from tests.panels.health import LiveStation, PlainHost
 from tests.panels.robot_infos import batch, depot, drained
+from widgets.fleet_map_view import FleetMapView, MapRobot
 from widgets.grouped_rows import Group
 from widgets.table import SORT_ROLE, Row
 
-ROBOTS = 100
+ROBOTS = 1000
+SHORT_ROBOTS = 100
 FRAME_60HZ_S = 1 / 60
 TICK_TARGET_S = FRAME_60HZ_S / 2
 IDLE_TARGET_S = 0.001
+UNCHANGED_TARGET_S = 0.002
+MAP_FRAME_S = 1 / DEFAULT_HZ
 NOW = 1000.0
 
 
@@ -122,20 +132,22 @@ class Bare:
 def run() -> list[str]:
     create_application()
     repeats = iterations(30, 3)
-    robots, book = depot(ROBOTS, NOW)
+    count = iterations(ROBOTS, SHORT_ROBOTS)
+    robots, book = depot(count, NOW)
     with tempfile.TemporaryDirectory() as scratch:
         panel = RobotsPanel(_Host(Path(scratch)))  # type: ignore[arg-type]
         panel.resize(1200, 700)
         panel.show()
         panel.on_frame(batch(NOW, robots, book, active="rover-7"))
-        bare = Bare(panel._rows)
+        bare = Bare(panel._rows.rows)
         QApplication.processEvents()
-        print(f"robots panel at {ROBOTS} robots (median of {repeats}):", flush=True)
+        print(f"robots panel at {count} robots (median of {repeats}):", flush=True)
         try:
             _sorting(panel, bare, repeats)
             _filtering(panel, bare, repeats)
             _grouping(panel, bare, repeats)
             _ticks(panel, bare, robots, book, repeats)
+            _fleet_map(count, repeats)
         finally:
             panel.close()
             panel.deleteLater()
@@ -194,11 +206,11 @@ def _grouping(panel: RobotsPanel, bare: Bare, repeats: int) -> None:
         assert groups is not None
         measured = timed(_toggle(lambda s: panel.group_by.setCurrentText(s or "None"), label),
                          repeats)
-        baseline = timed(_toggle(lambda s, g=groups: bare.regroup(panel._rows, g) if s
-                                 else bare.fill(panel._rows), label), repeats)
+        baseline = timed(_toggle(lambda s, g=groups: bare.regroup(panel._rows.rows, g) if s
+                                 else bare.fill(panel._rows.rows), label), repeats)
         check(f"group by {label} (or back to none)", measured, baseline, FRAME_60HZ_S)
     panel.group_by.setCurrentText("None")
-    bare.fill(panel._rows)  # an odd number of toggles leaves it grouped
+    bare.fill(panel._rows.rows)  # an odd number of toggles leaves it grouped
 
 
 def _ticks(panel: RobotsPanel, bare: Bare, robots: list, book: dict, repeats: int) -> None:
@@ -207,14 +219,15 @@ def _ticks(panel: RobotsPanel, bare: Bare, robots: list, book: dict, repeats: in
     # the station's snapshots, made beforehand: a tick is the panel's work alone
     batches = [batch(NOW + 0.3 * i, drained(robots, 0.1 * i, NOW + 0.3 * i), book, "rover-7")
                for i in range(1, 2 * repeats + 3)]
+    last = batches[-1]
 
     def tick() -> None:
         panel.on_frame(batches.pop(0))
 
     tick()
-    first = panel._rows
+    first = panel._rows.rows
     tick()
-    changes = [first, panel._rows]  # two successive ticks' rows: every battery differs
+    changes = [first, panel._rows.rows]  # two successive ticks' rows: every battery differs
 
     def bare_tick() -> None:
         changes.reverse()
@@ -224,14 +237,60 @@ def _ticks(panel: RobotsPanel, bare: Bare, robots: list, book: dict, repeats: in
         panel.group_by.setCurrentText(grouping)
         measured = timed(tick, repeats)
         baseline = timed(bare_tick, repeats)
-        check(f"tick: {ROBOTS} robots' vitals changed, grouped by {grouping}", measured,
+        check(f"tick: {len(robots)} robots' vitals changed, grouped by {grouping}", measured,
               baseline, TICK_TARGET_S)
     idle = batch(NOW, robots, book, "rover-7", tables_changed=False)
     measured = timed(lambda: panel.on_frame(idle), repeats)
     baseline = timed(lambda: None, repeats)
     check("tick where nothing changed (baseline: an empty tick)", measured, baseline,
           IDLE_TARGET_S)
+    # the station lists its robots anew on each refresh: equal values, new objects
+    again = batch(last.now, [replace(r) for r in last.robots], book, "rover-7")
+    measured = timed(lambda: panel.on_frame(again), repeats)
+    check("tick with the same tables again (baseline: an empty tick)", measured, baseline,
+          UNCHANGED_TARGET_S)
     panel.group_by.setCurrentText("None")
+
+
+
+class BareMap(QWidget):
+    """The fleet map's baseline: each robot's arrow and label drawn, nothing placed."""
+
+    def __init__(self, robots: list[MapRobot]) -> None:
+        super().__init__()
+        self.robots = robots
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(self.rect(), QColor("#11161d"))
+        for robot in self.robots:
+            at = QPointF(600 + robot.x, 400 - robot.y)
+            painter.setBrush(QColor(robot.colour))
+            painter.drawPolygon([at + QPointF(10, 0), at + QPointF(-6, 5), at + QPointF(-6, -5)])
+            painter.drawText(at + QPointF(12, -6), robot.robot_id)
+        painter.end()
+
+
+def _fleet_map(count: int, repeats: int) -> None:
+    colours = ("#2ea043", "#d29922", "#f85149", "#e040fb", "#7d8590")
+    robots = [MapRobot(f"rover-{i}", (i * 37) % 1100 - 550.0, (i * 53) % 700 - 350.0,
+                       0.1 * i, colours[i % len(colours)], muted=i % 10 == 7)
+              for i in range(count)]
+    view, bare = FleetMapView(), BareMap(robots)
+    for widget in (view, bare):
+        widget.resize(1200, 800)
+        widget.show()
+    view.set_robots(robots)
+    QApplication.processEvents()
+    try:
+        measured = timed(view.repaint, repeats)
+        baseline = timed(bare.repaint, repeats)
+        check(f"fleet map: {count} robots drawn", measured, baseline, MAP_FRAME_S)
+    finally:
+        for widget in (view, bare):
+            widget.close()
+            widget.deleteLater()
 
 
 if __name__ == "__main__":

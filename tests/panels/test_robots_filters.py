@@ -4,6 +4,7 @@ simulated fleet over real zenoh."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QTreeView
 
 from app.sim.fleet import SimFleet
-from panels.robots import BATTERY, FAULTS, ROBOT, STATUS, RobotsPanel
+from panels.robot_rows import BATTERY, FAULTS, ROBOT, STATUS
+from panels.robots import RobotsPanel
 from tests.panels.health import LiveStation, PlainHost
 from tests.panels.robot_infos import batch, depot, drained, fault, robot, vitals
 from tests.panels.tables import cell, index_of, rows
@@ -295,3 +297,25 @@ def test_filtering_and_grouping_live_robots(make_main_window, fleet: SimFleet, q
     assert set(rows(panel.view)) == everyone - {"car-1"}
     assert cell(panel.view, "humanoid-1", STATUS) == "online"
     assert index_of(panel.view, "car-1") is None
+
+
+def test_a_tick_rewrites_only_the_robot_that_changed_and_its_place_follows(panel) -> None:
+    robots, book = depot(40, NOW)
+    panel.on_frame(batch(NOW, robots, book))
+    panel.view.sortByColumn(BATTERY, Qt.SortOrder.AscendingOrder)
+    rewritten: list[tuple[int, int]] = []
+    panel.model.dataChanged.connect(
+        lambda first, last, *_: rewritten.append((first.row(), last.row())))
+    # the station lists its robots anew on each refresh: equal values, new objects
+    again = [replace(r) for r in robots]
+    panel.on_frame(batch(NOW, again, book))
+    assert rewritten == []
+    rover = next(n for n, r in enumerate(again) if r.robot_id.startswith("rover"))
+    again[rover] = replace(again[rover], battery_pct=1.0)  # now the emptiest
+    panel.on_frame(batch(NOW, again, book))
+    assert len(rewritten) == 1 and rewritten[0][0] == rewritten[0][1]  # one row, once
+    robot_id = again[rover].robot_id
+    assert panel.model.index(rewritten[0][0], 0).data(KEY_ROLE) == robot_id
+    assert cell(panel.view, robot_id, BATTERY) == "1 % CRITICAL"
+    unknown = sum(r.battery_pct is None for r in again)  # those sort first, as "—"
+    assert list(rows(panel.view)).index(robot_id) == unknown

@@ -11,16 +11,8 @@ from PySide6.QtGui import QColor
 
 from app.station.frame import FrameBatch
 from app.station.robots import RobotInfo, StationStatus
-from panels.robots import (
-    AGE,
-    BATTERY,
-    ESTOP_BACKGROUND,
-    FAMILIES,
-    MODE,
-    MODEL,
-    STATUS,
-    RobotsPanel,
-)
+from panels.robot_rows import AGE, BATTERY, ESTOP_BACKGROUND, FAMILIES, MODE, MODEL, STATUS
+from panels.robots import RobotsPanel
 from tests.panels.tables import cell, index_of, rows
 from widgets.table import HIGHLIGHT, MUTED_ROLE, VALUE_ROLE
 
