@@ -70,8 +70,8 @@ class HealthChecks:
     def due(self, key: str, size: int, now: float) -> bool:
         """Whether to check this sample of ``key`` now (``now``: time.monotonic()); a yes
         counts as the key's check."""
-        if size > CHECK_MAX_BYTES:
-            return False
+        if size > CHECK_MAX_BYTES or now - self._checked_at.get(key, -math.inf) < CHECK_PERIOD_S:
+            return False  # (read without the lock: every sample asks, most are not due)
         with self._lock:
             if now - self._checked_at.get(key, -math.inf) < CHECK_PERIOD_S:
                 return False

@@ -110,12 +110,17 @@ class PositionBook:
         self._lock = threading.Lock()
         self._robots: dict[str, RobotPosition] = {}
         self._snapshot: Mapping[str, RobotPosition] = MappingProxyType({})
+        self._snapshot_stale = False  # made when read, not on every sample (many robots)
         self._next_at: dict[str, float] = {}
         self.version = 0
 
     def snapshot(self) -> Mapping[str, RobotPosition]:
-        """Frozen: replaced on every change, never mutated."""
-        return self._snapshot
+        """Frozen: a new one after any change, never mutated."""
+        with self._lock:
+            if self._snapshot_stale:
+                self._snapshot = MappingProxyType(dict(self._robots))
+                self._snapshot_stale = False
+            return self._snapshot
 
     def due(self, key: str, arrival: float) -> bool:
         """Whether a pose sample of ``key`` arriving now is worth decoding (each key is read
@@ -143,7 +148,7 @@ class PositionBook:
                 return False
             self.version += 1
             self._robots[robot_id] = new
-            self._snapshot = MappingProxyType(dict(self._robots))
+            self._snapshot_stale = True
         return True
 
     def forget(self) -> None:
@@ -154,7 +159,7 @@ class PositionBook:
             self.datum = self._fixed_datum
             self.datum_from = "fixed" if self._fixed_datum else ""
             self.version += 1
-            self._snapshot = MappingProxyType({})
+            self._snapshot_stale = True
 
     def _apply(self, old: RobotPosition, reading: _Geodetic | _Local | str,
                at: float) -> RobotPosition:
