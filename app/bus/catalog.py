@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.bus.keys import DEFAULT_ROOT, catalog_key, robot_key
+from app.bus.keys import DEFAULT_ROOT, catalog_key, robot_key, robot_of
 from app.bus.session import BusSession
 from app.bus.subscription import Subscription
 from app.codec.decode import decode, encoding_for
@@ -84,16 +84,34 @@ def fetch(
 ) -> Catalog | None:
     """The robot's own catalog, or None if it serves none (or an undecodable one)."""
     for reply in bus.zenoh.get(catalog_key(robot_id, root), timeout=timeout_s):
-        sample = reply.ok
-        if sample is None:
-            continue
-        try:
-            message = decode(str(sample.encoding), sample.payload.to_bytes())
-        except DecodeError:
-            continue
-        if message.type_name == CATALOG_TYPE:
-            return Catalog.from_reader(message.root)
+        catalog = _catalog_of(reply)
+        if catalog is not None:
+            return catalog
     return None
+
+
+def fetch_all(bus: BusSession, timeout_s: float = 2.0,
+              root: str = DEFAULT_ROOT) -> dict[str, Catalog]:
+    """Every robot's catalog that answers one query on ``<root>/*/catalog`` (a depot's
+    robots in one round trip, not one each), by robot id."""
+    found: dict[str, Catalog] = {}
+    for reply in bus.zenoh.get(f"{root}/*/catalog", timeout=timeout_s):
+        catalog = _catalog_of(reply)
+        robot_id = robot_of(str(reply.ok.key_expr), root) if reply.ok is not None else None
+        if catalog is not None and robot_id is not None:
+            found[robot_id] = catalog
+    return found
+
+
+def _catalog_of(reply: Any) -> Catalog | None:
+    sample = reply.ok
+    if sample is None:
+        return None
+    try:
+        message = decode(str(sample.encoding), sample.payload.to_bytes())
+    except DecodeError:
+        return None
+    return Catalog.from_reader(message.root) if message.type_name == CATALOG_TYPE else None
 
 
 def discover(

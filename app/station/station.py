@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # logs are read only when one is opened: numpy stays off the 
     from app.record.reader import LogReader
 
 WORKER_PERIOD_S = 0.5
+CATALOG_BATCH = 8  # robots without a catalog from which one query asks them all
 CATALOG_RETRY_S = 5.0  # a robot whose catalog did not come is asked again after this,
 CATALOG_RETRY_MAX_S = 60.0  # and then twice as long each time, up to this
 log = logging.getLogger(__name__)
@@ -383,6 +384,14 @@ class Station:
             learnt = [r.robot_id for r in self._robots.values()
                       if r.online and r.catalog is not None and r.catalog.discovered
                       and now >= self._catalog_retry.get(r.robot_id, (0.0, 0.0))[0]]
+        bus = self.bus
+        if len(missing) >= CATALOG_BATCH and bus is not None:
+            answered = catalog_mod.fetch_all(bus, root=self.root)
+            for robot_id in missing:
+                if robot_id in answered:
+                    self._take_catalog(bus, robot_id, answered[robot_id], update=False)
+            self._update_listening()
+            missing = [r for r in missing if r not in answered]
         for robot_id in missing + learnt:
             bus = self.bus
             if bus is None or self._pending is not None or self._stop.is_set():
@@ -393,16 +402,23 @@ class Station:
                 if robot_id in learnt:
                     continue
                 found = catalog_mod.discover(bus, robot_id, listen_s=1.0, root=self.root)
-            else:
-                self._catalog_retry.pop(robot_id, None)
-            with self._lock:
-                info = self._robots.get(robot_id)
-                if info is None or bus is not self.bus:
-                    continue
-                info = self._robots[robot_id] = dataclasses.replace(info, catalog=found)
-            self._listening_changed()
-            self._tell(info)
-            self._update_listening()  # a robot's heavy topics go as soon as its catalog is in
+            self._take_catalog(bus, robot_id, found)
+
+    def _take_catalog(self, bus: BusSession, robot_id: str, catalog: Catalog,
+                      update: bool = True) -> None:
+        """A robot's catalog is in; with ``update``, what is heard follows at once (a
+        robot's heavy topics go as soon as its catalog is in)."""
+        if not catalog.discovered:
+            self._catalog_retry.pop(robot_id, None)
+        with self._lock:
+            info = self._robots.get(robot_id)
+            if info is None or bus is not self.bus:
+                return
+            info = self._robots[robot_id] = dataclasses.replace(info, catalog=catalog)
+        self._listening_changed()
+        self._tell(info)
+        if update:
+            self._update_listening()
 
     def _retry_catalog_later(self, robot_id: str) -> None:
         """Each unanswered query waits twice as long for the next (up to a minute): a
