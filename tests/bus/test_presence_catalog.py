@@ -167,3 +167,24 @@ def test_robot_without_catalog_is_discovered_by_listening(robot_and_app) -> None
     assert found.topics[0].rate_hz > 20
     assert found.families == ["fleet"]
     assert found.topics[0].frame_id == ""  # listening cannot tell a frame
+
+
+def test_one_query_fetches_every_robots_catalog_by_its_key(robot_and_app) -> None:
+    robot, app = robot_and_app
+    for robot_id in ("r1", "r2", "r3"):
+        catalog.serve(robot, catalog.Catalog(robot_id, name=f"robot {robot_id}"))
+    found = wait_for(lambda: len(got := catalog.fetch_all(app, timeout_s=2.0)) == 3 and got)
+    assert {robot_id: c.name for robot_id, c in found.items()} == {
+        "r1": "robot r1", "r2": "robot r2", "r3": "robot r3"}
+
+
+def test_presence_has_a_session_of_its_own_closed_with_the_stations(robot_and_app) -> None:
+    """A session that knows of tokens matches each data sample against them all (zenoh 1.x):
+    the tokens are heard apart from the data."""
+    robot, app = robot_and_app
+    presence = PresenceTracker(app)
+    assert presence._bus is not app
+    announce(robot, "r1")
+    wait_for(lambda: presence.online() == ["r1"])
+    app.close()
+    assert presence._bus.closed
