@@ -272,8 +272,10 @@ class Station:
         self._link_check = None
         bus, self.bus = self.bus, None
         player, self.player = self.player, None
-        self._traffic = self._presence = None
+        traffic, self._traffic, self._presence = self._traffic, None, None
         self._unheard = frozenset()
+        if isinstance(traffic, Subscription):
+            traffic.close()  # its drain's thread too
         if bus is not None:
             bus.close()
         if player is not None:

@@ -96,3 +96,26 @@ def test_a_series_on_a_missing_field_reports_why(free_endpoint, station) -> None
         buffer = station.feeds.series[bad]
         wait_for(lambda: buffer.error, timeout=10)
         assert "noSuchField" in buffer.error and len(buffer) == 0
+
+
+def test_a_closed_or_reconnected_station_leaves_no_receiving_thread_behind(
+        free_endpoint) -> None:
+    """Each session's drain thread wakes every few milliseconds: a station that left them
+    behind at each reconnect would slow the whole machine down."""
+    import threading
+
+    def drains() -> int:
+        return sum(1 for t in threading.enumerate() if t.name == "subscription drain")
+
+    before = drains()
+    station = Station(BusConfig(mode="peer", connect=[free_endpoint]))
+    try:
+        wait_for(lambda: drains() == before + 1)
+        for _ in range(3):
+            old = station.bus
+            station.reconnect(BusConfig(mode="peer", connect=[free_endpoint]))
+            wait_for(lambda o=old: station.bus is not None and station.bus is not o)
+        wait_for(lambda: drains() == before + 1)
+    finally:
+        station.close()
+    wait_for(lambda: drains() == before)
