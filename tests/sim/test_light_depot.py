@@ -116,8 +116,10 @@ def test_a_light_rover_obeys_teleop_and_estop_sent_to_its_keys(
         wait_until_heard(operator, teleop_key)
         wait_until_heard(operator, estop_key)
 
-        teleop.put(_command("rover-2", "teleop", 1, linearMps=1.0, angularRps=0.0))
-        wait_for(lambda: rover.base.linear == 1.0 and not rover.patrolling)
+        command = _command("rover-2", "teleop", 1, linearMps=1.0, angularRps=0.0)
+        # held like a stick, until it drives (a loaded machine may miss a moment's drive)
+        wait_for(lambda: (teleop.put(command), rover.base.linear == 1.0
+                          and not rover.patrolling)[1])
         wait_for(lambda: rover.base.linear == 0.0)  # no more commands: it stops by itself
         assert rover.last_seq == 1
 
