@@ -45,9 +45,9 @@ BENCHMARKS = (bench_bus_latency, bench_camera, bench_cloud_decode, bench_feeds, 
 # The short runs' two processes, about even in time (~65 s each on CI's machine).
 SHORT_GROUPS = (
     (bench_gui, bench_fleet, bench_camera, bench_record, bench_robots_panel, bench_tls,
-     bench_scene, bench_video, bench_bus_latency, bench_topics_panel),
+     bench_scene, bench_video, bench_bus_latency),
     (bench_soak, bench_feeds, bench_startup, bench_record_station, bench_teleop, bench_fuzz,
-     bench_plot, bench_scene_view, bench_cloud_decode),
+     bench_plot, bench_scene_view, bench_cloud_decode, bench_topics_panel),
 )
 
 
