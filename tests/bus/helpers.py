@@ -11,15 +11,18 @@ from app.bus.session import BusSession
 T = TypeVar("T")
 
 
-def wait_for(predicate: Callable[[], T], timeout: float = 5.0, every: float = 0.01) -> T:
-    """Polls until predicate() is truthy; returns its value or fails with a clear message."""
+def wait_for(predicate: Callable[[], T], timeout: float = 5.0, every: float = 0.01,
+             why: Callable[[], object] | None = None) -> T:
+    """Polls until predicate() is truthy; returns its value or fails with a clear message
+    (with ``why()``'s answer, e.g. the state that kept it from being met)."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
+            raise AssertionError(f"condition not met within {timeout} s"
+                                 + ("" if why is None else f": {why()}"))
         time.sleep(every)
 
 

@@ -112,7 +112,7 @@ def session(station: Station) -> Iterator[TeleopSession]:
 
 @pytest.fixture
 def pad(session: TeleopSession) -> Iterator[Pad]:
-    pad = Pad(session)
+    pad = Pad(session, regrip=True)  # as an operator told to release and press again
     try:
         yield pad
     finally:
@@ -123,7 +123,8 @@ def drive(session: TeleopSession, pad: Pad, hub: Hub) -> None:
     session.select(ROVER)
     wait_for(lambda: session.status().link.live, 8)
     pad.deadman = True
-    wait_for(lambda: any(c.moving for c in hub.items), 3)
+    wait_for(lambda: any(c.moving for c in hub.items), 3,
+             why=lambda: session.status().teleop.reason)
 
 
 def is_stop_qos(heard: OnWire) -> bool:

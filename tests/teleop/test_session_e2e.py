@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -69,19 +69,28 @@ def velocity(motion: Latest, after: float) -> dict[str, float]:
     return motion.after(after)["motion"]["velocity"]
 
 
+def wait_held(session: TeleopSession, pad: VirtualGamepad, predicate: Callable[[], object],
+              timeout: float) -> None:
+    """Waits for ``predicate`` as an operator holding the deadman would: a moment that
+    forbade driving while it was held (a link blip, a loaded machine's late tick) asks for
+    it to be released and pressed again, and they do so."""
+    def check() -> object:
+        if session.status().teleop.reason == LATCHED:
+            pad.release("leftshoulder")
+            wait_for(lambda: session.status().teleop.reason != LATCHED, 1.0)
+            pad.press("leftshoulder")
+        return predicate()
+
+    status = session.status
+    wait_for(check, timeout, why=lambda: f"{status().teleop.state.value}: "
+                                         f"{status().teleop.reason}")
+
+
 def drive(session: TeleopSession, pad: VirtualGamepad) -> None:
     pad.set_axis("lefty", -1.0)  # stick up: forward
     pad.set_axis("rightx", -0.6)  # right stick left: turn left
     pad.press("leftshoulder")  # the deadman
-
-    def armed() -> bool:
-        if session.status().teleop.reason == LATCHED:  # a block came with the press (a
-            pad.release("leftshoulder")  # link blip at start): as the operator is told,
-            wait_for(lambda: session.status().teleop.reason != LATCHED, 1.0)
-            pad.press("leftshoulder")  # release and press again
-        return session.status().teleop.state is Arming.ARMED
-
-    wait_for(armed, 3.0)
+    wait_held(session, pad, lambda: session.status().teleop.state is Arming.ARMED, 3.0)
 
 
 def test_stick_drives_the_rover_forward_and_left_and_release_stops_it(
@@ -231,7 +240,7 @@ def test_the_humanoid_walks_and_its_hand_closes_from_the_triggers(free_endpoint:
         proprio = Latest(station.bus, "fleet/humanoid-1/proprioception")
         pad.set_axis("lefty", -1.0)
         pad.press("leftshoulder")
-        wait_for(lambda: session.status().teleop.state is Arming.ARMED, 3.0)
+        wait_held(session, pad, lambda: session.status().teleop.state is Arming.ARMED, 3.0)
         # Its hand's state is not reported as percentages: the triggers move it only once a
         # preset has set a target (d-pad up: open).
         assert session.status().teleop.hand_note
@@ -262,19 +271,22 @@ def test_the_car_drives_in_drive_and_backs_up_in_reverse(free_endpoint: str) -> 
         def speed() -> float:
             return ego.after(time.time())["actionStatus"]["twist"]["linear"]["x"]
 
+        def held(predicate: Callable[[], object], timeout: float) -> None:
+            wait_held(session, pad, predicate, timeout)
+
         pad.press("leftshoulder")
         pad.press("y")  # drive
-        wait_for(lambda: session.status().teleop.state is Arming.ARMED, 3.0)
+        held(lambda: session.status().teleop.state is Arming.ARMED, 3.0)
         pad.release("y")
         pad.set_axis("lefty", -1.0)
-        wait_for(lambda: speed() > 1.0, 5.0)
+        held(lambda: speed() > 1.0, 5.0)
         pad.set_axis("lefty", 0.0)
-        wait_for(lambda: abs(speed()) < 0.05, 6.0)
+        held(lambda: abs(speed()) < 0.05, 6.0)
         pad.press("a")  # reverse, taken only at standstill
-        wait_for(lambda: session.status().teleop.gear is Gear.REVERSE, 3.0)
+        held(lambda: session.status().teleop.gear is Gear.REVERSE, 3.0)
         pad.release("a")
         pad.set_axis("lefty", -1.0)
-        wait_for(lambda: speed() < -1.0, 6.0)  # backing up
+        held(lambda: speed() < -1.0, 6.0)  # backing up
         pad.release("leftshoulder")
         wait_for(lambda: abs(speed()) < 0.05, 6.0)
         assert session.status().teleop.gear is Gear.REVERSE  # a stop keeps the gear
