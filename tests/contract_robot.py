@@ -47,7 +47,7 @@ ORANGE = (255, 140, 0)  # every point of the cloud
 IMAGE_SIZE = (120, 160)  # rows, cols
 CLOUD_POINTS = 3000
 CATALOGS = ("full", "missing", "empty", "phantom", "late")
-LATE_CATALOG_S = 6.0  # --catalog late: no answer before this, the full catalog after
+LATE_CATALOG_S = 4.0  # --catalog late: no answer before this, the full catalog after
 # (key after fleet/<id>/, type, rate Hz, frame); the rates the robot really keeps
 TOPICS = (
     ("front/image", "isaac.ImageProto", 5.0, "front_camera"),

@@ -22,7 +22,14 @@ from app.qt.application import create_application
 from app.qt.main_window import MainWindow
 from app.qt.start import panel_registry
 from app.station.connection import ConnectionChoice
-from tests.bench.common import MISSED, fmt_seconds, iterations, percentile, report
+from tests.bench.common import (
+    MISSED,
+    fmt_seconds,
+    iterations,
+    percentile,
+    report,
+    short_mode,
+)
 from tests.conftest import free_port
 from widgets.gl_readback import ReadbackCanvasBackend
 
@@ -150,8 +157,11 @@ def run() -> list[str]:
         lines.append(report(f"GUI stall {name} (full fleet, 5 panels / idle)",
                             percentile(busy, q), percentile(idle, q)))
     lines.append(stall_line("with the fleet streaming", busy, started))
-    for name, extra in (("the Teleop station layout", []),
-                        ("the Teleop station layout and a second camera", SECOND_CAMERA)):
+    layouts: list[tuple[str, list[tuple[str, dict[str, str]]]]] = [
+        ("the Teleop station layout", [])]
+    if not short_mode():  # short: CI's time
+        layouts.append(("the Teleop station layout and a second camera", SECOND_CAMERA))
+    for name, extra in layouts:
         started = time.monotonic()
         measured = measure_layout("Teleop station", extra, iterations(8, 2), duration)
         lines.append(stall_line(f"with the fleet streaming into {name}", measured.gaps, started))
