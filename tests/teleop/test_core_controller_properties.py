@@ -102,22 +102,32 @@ class Oracle:
 
     def __init__(self) -> None:
         self.pressable = False  # the deadman was seen up, nothing lost since
+        # The deadman was read up on a connected device since the last tick: a release and
+        # press between two ticks is a fresh press too.
+        self.released = False
 
-    def reading(self, previous: InputState | None, state: InputState | None) -> None:
+    def reading(self, previous: InputState | None, state: InputState | None,
+                deadman: str) -> None:
+        up = state is not None and state.connected and deadman not in state.buttons
         if state is None or not state.connected or previous is None or \
                 not previous.connected or previous.device_id != state.device_id:
-            self.pressable = False
+            self.pressable, self.released = False, up
+        elif up:
+            self.released = True
 
-    def lose(self) -> None:
+    def lose(self, released_too: bool = False) -> None:
         self.pressable = False
+        if released_too:
+            self.released = False
 
     def tick(self, alive: bool, deadman: bool, blocked: bool) -> bool:
         """Whether this tick may move the robot."""
+        released, self.released = self.released, False
         if not alive:
             self.pressable = False
-        elif not deadman:
+        elif not deadman or released:
             self.pressable = True
-        elif blocked:
+        if blocked and deadman:
             self.pressable = False
         return alive and deadman and not blocked and self.pressable
 
@@ -153,11 +163,11 @@ def test_the_controller_moves_only_after_a_press_stops_at_once_and_holds_its_tar
     for kind, value in script:
         if kind == "read":
             state = replace(value, read_at=now + value.read_at)
-            oracle.reading(reading, state)
+            oracle.reading(reading, state, profile.deadman)
             reading = state
             controller.set_input(state)
         elif kind == "none":
-            oracle.reading(reading, None)
+            oracle.reading(reading, None, profile.deadman)
             reading = None
             controller.set_input(None)
         elif kind == "link":
@@ -171,7 +181,7 @@ def test_the_controller_moves_only_after_a_press_stops_at_once_and_holds_its_tar
             controller.set_focus(value)
         elif kind == "profile":
             if value.deadman != profile.deadman:
-                oracle.lose()
+                oracle.lose(released_too=True)
             profile = value
             controller.set_profile(value)
         elif kind == "estop":
