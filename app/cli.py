@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from app import heap, render_text
 from app.bus import catalog as catalog_mod
+from app.bus.claim_book import ClaimBook
 from app.bus.config import DEFAULT_ENDPOINT, BusConfig, file_mode
-from app.bus.keys import check_key_expr, check_robot_id
+from app.bus.keys import DEFAULT_ROOT, check_key_expr, check_robot_id
 from app.bus.presence import PresenceTracker
 from app.bus.session import BusError, BusSession
 from app.bus.subscription import Subscription
@@ -32,6 +33,7 @@ from app.codec.fields import items_budget, plain
 from app.codec.stamps import best_time
 
 if TYPE_CHECKING:
+    from app.station.identity import StationIdentity
     from app.station.station import Station
 
 PRESENCE_SETTLE_S = 1.0
@@ -225,22 +227,27 @@ def open_bus(args: argparse.Namespace) -> BusSession:
 def cmd_robots(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     with open_bus(args) as bus:
         presence = PresenceTracker(bus)
+        claims = ClaimBook(bus, DEFAULT_ROOT)
         time.sleep(PRESENCE_SETTLE_S)
         robots = presence.robots()
+        holders = claims.holders()
         if not robots:
             out("no robots online")
             return 0
         rows = []
         for robot_id, state in sorted(robots.items()):
             if not state.online:
-                rows.append([robot_id, "offline", "", "", "", ""])
+                rows.append([robot_id, "offline", "", "", "", "", ""])
                 continue
             cat = catalog_mod.catalog_of(bus, robot_id)
+            holder = holders.get(robot_id)
             rows.append([robot_id, "online", cat.name or "-", cat.model or "-",
                          ",".join(cat.families) or "-",
                          f"{len(cat.topics)} topics, {len(cat.commands)} commands"
-                         + (" (discovered)" if cat.discovered else "")])
-        out(render_text.table(["robot", "state", "name", "model", "families", "catalog"], rows))
+                         + (" (discovered)" if cat.discovered else ""),
+                         holder.label if holder is not None else "-"])
+        out(render_text.table(["robot", "state", "name", "model", "families", "catalog",
+                               "controlled by"], rows))
     return 0
 
 
@@ -460,6 +467,7 @@ def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 
 
 def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.station.identity import load_identity
     from app.teleop.clock import check_rate
     from app.teleop.terminal import TerminalOptions, TerminalTeleop, config_dir, pick_profile
 
@@ -471,13 +479,17 @@ def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     profile, refused = pick_profile(args.profile, config_dir())
     if refused:
         print(f"fieldstation: {refused}", file=sys.stderr)
-    station = _open_station(args)
+    station = _open_station(args, load_identity(config_dir()))
     try:
         if not _wait(lambda: any(r.robot_id == robot for r in station.robots()),
                      PRESENCE_SETTLE_S * 3):
             online = ", ".join(sorted(r.robot_id for r in station.robots())) or "none"
             print(f"fieldstation: {robot} is not online yet (online: {online}); waiting",
                   file=sys.stderr)
+        refused = station.authority.take(robot)
+        if refused:
+            raise CliError(f"{robot}: {refused}; this station ({station.identity.name}) "
+                           "may not drive it")
         stop = threading.Event()
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
@@ -494,10 +506,11 @@ def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     return 0
 
 
-def _open_station(args: argparse.Namespace) -> Station:
+def _open_station(args: argparse.Namespace, identity: StationIdentity | None = None
+                  ) -> Station:
     from app.station.station import Station
 
-    station = Station(bus_config(args, default_connect=True))
+    station = Station(bus_config(args, default_connect=True), identity=identity)
     if not _wait(lambda: station.status.session != "connecting", CONNECT_WAIT_S):
         station.close()
         raise CliError("no zenoh session yet")

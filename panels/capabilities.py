@@ -1,6 +1,8 @@
 """Capabilities panel: controls generated from the robot's UiCapabilities — services as
 buttons, settings as editors by value type, sensors by display hint — with each control's
-danger level and minimum role respected, and each call's answer shown beside it."""
+danger level and minimum role respected, and each call's answer shown beside it. The
+station's role is shown, never chosen: its zenoh user name names it and the router's access
+control enforces it (app.station.role)."""
 
 from __future__ import annotations
 
@@ -28,10 +30,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.bus.config import BusConfig
 from app.qt.panel_api import PanelHost
 from app.station.commands import CommandError, Sent, fill_value, outcome
 from app.station.frame import FrameBatch
-from app.station.role import ROLES, load_role, refusal, save_role
+from app.station.role import DEFAULT_ROLE, refusal, role_of
 from app.station.vitals import Capabilities, Enum, RobotVitals, Sensor, Service, Setting
 from panels.base import PanelBase
 from panels.robot_picker import RobotPicker, no_robot_text
@@ -41,6 +44,9 @@ INT32 = (-2**31, 2**31 - 1)
 CONFIRM_WORD = "CONFIRM"
 RESULT_COLOURS = {"done": ONLINE, "answered": WARNING, "timeout": ALARM, "waiting": OFFLINE}
 HOT_FRACTION = 0.85  # a temperature this far up its range is shown hot
+ROLE_TIP = ("Granted to this station's zenoh user name by the router's access control, "
+            "which drops whatever the role does not allow: it cannot be changed here. "
+            "Controls that need a higher role are disabled.")
 
 
 @dataclass
@@ -56,12 +62,10 @@ class CapabilitiesPanel(PanelBase):
     def __init__(self, host: PanelHost) -> None:
         super().__init__(host)
         self.picker = RobotPicker()
-        self.role = QComboBox()
-        self.role.addItems(list(ROLES))
-        self.role.setCurrentText(load_role(host.config_dir))
-        self.role.setToolTip("This station's role (a station setting): controls that need "
-                             "a higher one are disabled")
-        self.role.currentTextChanged.connect(self._role_changed)
+        self.role = QLabel()
+        self.role.setToolTip(ROLE_TIP)
+        self._role = DEFAULT_ROLE
+        self._role_config: BusConfig | None = None  # the station config it was read from
         self.hint = QLabel()
         self.body = QWidget()
         scroll = QScrollArea()
@@ -69,7 +73,6 @@ class CapabilitiesPanel(PanelBase):
         scroll.setWidget(self.body)
         top = QHBoxLayout()
         top.addWidget(self.picker)
-        top.addWidget(QLabel("Role"))
         top.addWidget(self.role)
         top.addWidget(self.hint, 1)
         layout = QVBoxLayout(self)
@@ -84,9 +87,11 @@ class CapabilitiesPanel(PanelBase):
         self._shape: tuple[Any, ...] | None = None
         self._caps_at = -1.0
         self._robot_values: dict[str, Any] = {}
+        self._show_role()
 
     # -- ticks ------------------------------------------------------------------------------
     def on_frame(self, batch: FrameBatch) -> None:
+        self._show_role()
         robot_id, vitals = self.picker.vitals(batch)
         self._robot, self._vitals = robot_id, vitals
         caps = vitals.capabilities if vitals else None
@@ -96,7 +101,7 @@ class CapabilitiesPanel(PanelBase):
                 self._build(None)
             return
         self.hint.setText("")
-        shape = (robot_id, _shape(caps), self.role.currentText())
+        shape = (robot_id, _shape(caps), self._role)
         if shape != self._shape:
             self._shape = shape
             self._build(caps)
@@ -104,6 +109,15 @@ class CapabilitiesPanel(PanelBase):
             self._caps_at = caps.at
             self._show_values(caps)
         self._show_results(batch.now)
+
+    def _show_role(self) -> None:
+        """Reads the role again when the station has a new config (a reconnect)."""
+        config = self.host.station.config
+        if config is self._role_config:
+            return
+        self._role_config = config
+        self._role, source = role_of(config)
+        self.role.setText(f"Role: {self._role} ({source})")
 
     # -- building the controls once per shape ------------------------------------------------
     def _build(self, caps: Capabilities | None) -> None:
@@ -137,7 +151,7 @@ class CapabilitiesPanel(PanelBase):
         line.setContentsMargins(0, 0, 0, 0)
         for widget in widgets:
             line.addWidget(widget)
-        why = refusal(self.role.currentText(), min_role) if min_role is not None else ""
+        why = refusal(self._role, min_role) if min_role is not None else ""
         if why:
             for widget in widgets:
                 widget.setEnabled(False)
@@ -266,7 +280,7 @@ class CapabilitiesPanel(PanelBase):
             else:
                 call.setBool = state
 
-        self._send(f"service:{service.name}", "service", what, fill)
+        self._send(f"service:{service.name}", "service", what, fill, service.min_role)
 
     def _call_setting(self, setting: Setting) -> None:
         editor = self.controls[f"setting:{setting.key}"]
@@ -279,16 +293,16 @@ class CapabilitiesPanel(PanelBase):
 
         self._send(f"setting:{setting.key}", "setting",
                    f"{setting.label or setting.key} = {_text(value)}", fill,
-                   expect=(setting.key, value))
+                   setting.min_role, expect=(setting.key, value))
 
     def _send(self, key: str, member: str, what: str, fill: Callable[[Any], None],
-              expect: tuple[str, Any] | None = None) -> None:
+              min_role: Enum, expect: tuple[str, Any] | None = None) -> None:
         result = self.results[key]
         robot = self._robot
         try:
             if robot is None:
                 raise CommandError("no robot chosen")
-            sent = self.host.station.commands.send(robot, member, what, fill)
+            sent = self.host.station.commands.send(robot, member, what, fill, min_role)
         except CommandError as exc:
             self._calls.pop(key, None)
             result.setText(f"not sent: {exc}")
@@ -311,12 +325,6 @@ class CapabilitiesPanel(PanelBase):
             self, "Confirm a critical action",
             f"{what}{detail}\n\nType {CONFIRM_WORD} to go ahead:")
         return bool(ok) and text.strip() == CONFIRM_WORD
-
-    def _role_changed(self, role: str) -> None:
-        problem = save_role(self.host.config_dir, role)
-        if problem:
-            self.host.show_message(problem)
-        self._shape = None  # rebuilt next tick, enabled by the new role
 
     def save_state(self) -> dict[str, Any]:
         return self.picker.save()

@@ -144,10 +144,14 @@ def _map_of(robots: Mapping[str, RobotInfo], positions: Mapping[str, RobotPositi
                  if placement.lat_lon else f"x {placement.x:.1f} y {placement.y:.1f} m "
                  f"in {placement.frame}")
         heading = "" if placement.yaw is not None else ", heading unknown"
+        info = robots.get(robot_id)
+        holder = ("you" if info.controlled_here else info.controlled_by) if info else ""
         drawn.append(MapRobot(
             robot_id, placement.x, placement.y, placement.yaw, COLOURS[state.state],
             placement.frame, state.state == OFFLINE,
-            f"{robot_id}: {state.why}\n{where}{heading}\nfrom {placement.source}"))
+            f"{robot_id}: {state.why}\n{where}{heading}\nfrom {placement.source}"
+            + (f"\ncontrolled by {holder}" if holder else ""),
+            label=f"{robot_id} · {holder}" if holder else ""))
     return tuple(drawn), missing, problems
 
 

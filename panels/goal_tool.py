@@ -145,6 +145,10 @@ class GoalTool:
         except GoalError as exc:
             self.panel.host.show_message(f"Goal not sent: {exc}")
             return
+        refused = station.authority.permit(robot)
+        if refused:
+            self.panel.host.show_message(f"Goal not sent: {robot} is {refused}")
+            return
         order = goal_order(robot, pose, route, next_seq("goal"))
         if not station.outbox.send([order.outgoing]):
             self.panel.host.show_message("Goal not sent: not connected")

@@ -20,9 +20,11 @@ from widgets.status_light import OFFLINE as OFFLINE_LIGHT
 from widgets.status_light import WARNING as WARNING_LIGHT
 from widgets.table import Cell, Row
 
-COLUMNS = ("Status", "Robot", "Model", "Families", "Battery", "Mode", "Last data", "Faults")
-WIDTHS = (15, 24, 12, 19, 11, 12, 8, 16)  # characters
-STATUS, ROBOT, MODEL, FAMILIES, BATTERY, MODE, AGE, FAULTS = range(len(COLUMNS))
+COLUMNS = ("Status", "Robot", "Model", "Families", "Battery", "Mode", "Last data", "Faults",
+           "Control")
+WIDTHS = (15, 24, 12, 19, 11, 12, 8, 16, 18)  # characters
+STATUS, ROBOT, MODEL, FAMILIES, BATTERY, MODE, AGE, FAULTS, CONTROL = range(len(COLUMNS))
+MINE_COLOUR = "#3fb950"
 ESTOP_BACKGROUND = "#b62324"
 STATE_LIGHTS = {ESTOP: ALARM, FAULT: ALARM, WARNING: WARNING_LIGHT}
 
@@ -108,6 +110,8 @@ def _make(robot: RobotInfo, faults: Sequence[Fault], reason: str, active: bool, 
             else _mode_cell(robot),
             kept[AGE] if old.last_data == robot.last_data else _age_cell(robot, now),
             kept[FAULTS] if was.faults is faults else _faults_cell(faults),
+            kept[CONTROL] if (old.controlled_by, old.controlled_here) == (
+                robot.controlled_by, robot.controlled_here) else _control_cell(robot),
         )
     row = _timed(Row(robot.robot_id, cells, muted=state.state == OFFLINE, highlight=active),
                  robot, now)
@@ -123,7 +127,7 @@ def _cells(robot: RobotInfo, now: float, active: bool, state: RobotState,
            faults: Sequence[Fault]) -> tuple[Cell, ...]:
     return (_status_cell(robot, now, state), _name_cell(robot, active), *_catalog_cells(robot),
             _battery_cell(robot.battery_pct), _mode_cell(robot), _age_cell(robot, now),
-            _faults_cell(faults))
+            _faults_cell(faults), _control_cell(robot))
 
 
 def _timed(row: Row, robot: RobotInfo, now: float) -> Row:
@@ -189,6 +193,18 @@ def _battery_cell(percent: float | None) -> Cell:
     return Cell(text, sort=percent, value=percent,
                 tooltip=f"Battery {percent:.0f} %: {state} (warning at {WARNING_PCT:g} %, "
                         f"critical at {CRITICAL_PCT:g} %)")
+
+
+def _control_cell(robot: RobotInfo) -> Cell:
+    """Who controls the robot: this station ("you"), another, or nobody."""
+    if robot.controlled_here:
+        return Cell("you", sort="0", colour=MINE_COLOUR, bold=True,
+                    tooltip=f"This station controls {robot.robot_id}")
+    if robot.controlled_by:
+        return Cell(robot.controlled_by, sort="1" + robot.controlled_by, colour=WARNING_LIGHT,
+                    tooltip=f"{robot.controlled_by} controls {robot.robot_id}: this station "
+                            "views it, and may e-stop it")
+    return Cell("—", sort="2", tooltip="Nobody controls it: commanding it takes control")
 
 
 def _mode_cell(robot: RobotInfo) -> Cell:

@@ -470,6 +470,7 @@ struct Command {
     setting @10 :SettingUpdate;
     service @11 :ServiceCall;
   }
+  issuer @12 :Text;  # the sending station's id (schemas/README.md, "Command authority")
 }
 
 # Navigate to a geodetic or local target.

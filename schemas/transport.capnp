@@ -1,9 +1,11 @@
 @0xef210ec9397adb1e;
 # Transport-level structs shared by every family (see PROTOCOL.md).
 
-# Isaac buffers, carried in the zenoh attachment; dataBufferIndex indexes `buffers`.
+# Isaac buffers, carried in the zenoh attachment; dataBufferIndex indexes `buffers`. A
+# command's attachment is one too, naming its issuer (and no buffers, unless it has some).
 struct Buffers {
   buffers @0 :List(Data);
+  issuer @1 :Text;  # on a command: the sending station's id (schemas/README.md)
 }
 
 # Reply of the queryable fleet/<robotId>/catalog.

@@ -61,6 +61,11 @@ class MapRobot:
     frame: str = ""  # "": the main map; else the robot's own site frame (a tile)
     muted: bool = False  # offline: drawn grey-labelled at its last known place
     tooltip: str = ""
+    label: str = ""  # its label on the map; "": its id
+
+    @property
+    def text(self) -> str:
+        return self.label or self.robot_id
 
 
 class FleetMapView(QWidget):
@@ -252,7 +257,7 @@ class FleetMapView(QWidget):
                                                            r.robot_id))
         wide = self._label_metrics
         height, ascent = float(wide.height()), float(wide.ascent())
-        widths = {r.robot_id: float(wide.horizontalAdvance(r.robot_id)) for r in robots}
+        widths = {r.robot_id: float(wide.horizontalAdvance(r.text)) for r in robots}
         taken = _Boxes(max(widths.values(), default=1.0), height)
         places: dict[str, QRectF] = {}
         for robot in robots:
@@ -287,7 +292,7 @@ class FleetMapView(QWidget):
         font.setBold(robot.robot_id == self.active)
         painter.setFont(font)
         painter.drawText(QPointF(label_box.left(), label_box.top() + painter.fontMetrics()
-                                 .ascent()), robot.robot_id)
+                                 .ascent()), robot.text)
         font.setBold(False)
         painter.setFont(font)
 

@@ -97,3 +97,17 @@ def listen_endpoints(conf: zenoh.Config, mode: str) -> list[str]:
 def connect_endpoints(conf: zenoh.Config) -> list[str]:
     """The endpoints a session opened with ``conf`` connects to."""
     return per_mode(json.loads(conf.get_json("connect/endpoints")), session_mode(conf))
+
+
+def user_name(config: BusConfig) -> str:
+    """The user name the session authenticates with (its config file's
+    transport/auth/usrpwd/user); "" with none, or a file that cannot be read (opening the
+    session says what is wrong with it)."""
+    if not config.config_file:
+        return ""
+    try:
+        user = json.loads(zenoh.Config.from_file(config.config_file)
+                          .get_json("transport/auth/usrpwd/user"))
+    except (zenoh.ZError, ValueError):
+        return ""
+    return user if isinstance(user, str) else ""

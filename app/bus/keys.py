@@ -32,6 +32,11 @@ COMMAND_SEGMENTS = {
     "setting": "setting",
     "service": "service",
 }
+# A setting or service whose minRole is one of these goes on a key of its own,
+# ``.../command/<segment>/<minRole>``: a router's access control sees keys, not payloads
+# (schemas/README.md, "Roles and access control").
+ROLE_KEYED_MEMBERS = ("setting", "service")
+ROLE_KEYED_ROLES = ("admin", "owner")
 
 
 def check_robot_id(robot_id: str) -> str:
@@ -63,8 +68,22 @@ def uplink_key(robot_id: str, member: str, root: str = DEFAULT_ROOT) -> str:
     return f"{robot_key(robot_id, root)}/uplink/{UPLINK_SEGMENTS[member]}"
 
 
-def command_key(robot_id: str, member: str, root: str = DEFAULT_ROOT) -> str:
-    return f"{robot_key(robot_id, root)}/command/{COMMAND_SEGMENTS[member]}"
+def command_key(robot_id: str, member: str, root: str = DEFAULT_ROOT,
+                min_role: str | int = "") -> str:
+    """The key ``Command.<member>`` goes on; for a setting or service, the one of its
+    ``min_role`` (fleet.Role, as read: a name, or a number the schema does not know)."""
+    key = f"{robot_key(robot_id, root)}/command/{COMMAND_SEGMENTS[member]}"
+    if member in ROLE_KEYED_MEMBERS and min_role in ROLE_KEYED_ROLES:
+        return f"{key}/{min_role}"
+    return key
+
+
+def command_keys(robot_id: str, member: str, root: str = DEFAULT_ROOT) -> list[str]:
+    """Every key ``Command.<member>`` may come on: a robot listens on all of them."""
+    key = command_key(robot_id, member, root)
+    if member not in ROLE_KEYED_MEMBERS:
+        return [key]
+    return [key, *(f"{key}/{role}" for role in ROLE_KEYED_ROLES)]
 
 
 def robot_of(key: str, root: str = DEFAULT_ROOT) -> str | None:

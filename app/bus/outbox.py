@@ -15,10 +15,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from app.bus.control import issuer_attachment
+from app.bus.keys import DEFAULT_ROOT, robot_of
 from app.bus.publisher import Publisher, Traffic
 from app.bus.session import BusSession
+from app.codec.registry import registry
 
 log = logging.getLogger(__name__)
+
+FLEET_COMMAND = "fleet.Command"
+MAY_BE_REFUSED = (Traffic.COMMAND, Traffic.TELEOP)  # never a stop or an e-stop
 
 
 @dataclass(frozen=True)
@@ -30,10 +36,21 @@ class Outgoing:
 
 
 class Outbox:
-    """``bus`` returns the current session (None when offline)."""
+    """``bus`` returns the current session (None when offline). Every command names
+    ``issuer`` (this station's id, app.bus.control): in the sample's attachment, and in a
+    ``fleet.Command``'s own ``issuer`` field, set here so no sender can leave it out."""
 
-    def __init__(self, bus: Callable[[], BusSession | None]) -> None:
+    def __init__(self, bus: Callable[[], BusSession | None], issuer: str = "",
+                 refusal: Callable[[str], str] | None = None, root: str = DEFAULT_ROOT
+                 ) -> None:
+        """``refusal(robot_id)``: why this station may not command that robot now ("" when
+        it may; app.station.authority). Commands and teleop refused so are not sent; stops
+        and e-stops always are."""
         self._bus = bus
+        self.issuer = issuer
+        self._refusal = refusal
+        self._root = root
+        self._attachment = issuer_attachment(issuer) if issuer else None
         self._lock = threading.Lock()
         self._publishers: dict[tuple[str, str, Traffic], Publisher] = {}
         self._for: BusSession | None = None
@@ -44,11 +61,19 @@ class Outbox:
 
     def put(self, key: str, type_name: str, traffic: Traffic, message: Any) -> bool:
         """Publishes a capnp builder (or its bytes); False when not connected."""
+        if self._refusal is not None and traffic in MAY_BE_REFUSED:
+            robot_id = robot_of(key, self._root)
+            refused = self._refusal(robot_id) if robot_id is not None else ""
+            if refused:
+                log.info("not sent on %s: %s", key, refused)
+                return False
         publisher = self._publisher(key, type_name, traffic)
         if publisher is None:
             return False
         try:
-            publisher.put(message)
+            if type_name == FLEET_COMMAND and self.issuer:
+                message = _issued(message, self.issuer)
+            publisher.put(message, self._attachment)
         except Exception as exc:  # the session closed under the put (a reconnect)
             log.info("not sent on %s: %s", key, exc)
             return False
@@ -74,3 +99,14 @@ class Outbox:
         if bus is not None and not bus.closed:
             for publisher in publishers:
                 publisher.close()
+
+
+def _issued(message: Any, issuer: str) -> Any:
+    """``message`` (a fleet.Command builder or its bytes) with ``issuer`` set, as a new
+    message (the caller's builder is left as it was)."""
+    payload = bytes(message) if isinstance(message, bytes | bytearray | memoryview) \
+        else message.to_bytes()
+    with registry().struct(FLEET_COMMAND).from_bytes(payload) as reader:
+        issued = reader.as_builder()
+    issued.issuer = issuer
+    return issued

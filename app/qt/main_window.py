@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app import resources
 from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layout
 from app.priority import lower_background
+from app.qt.control_bar import ControlBar
 from app.qt.frame_clock import FrameClock
 from app.qt.help_menu import build_help_menu
 from app.qt.layout_files import check_window_bytes, safe_name
@@ -41,6 +42,7 @@ from app.qt.status_strip import StatusStrip
 from app.station.active_robot import first_choice, remember_robot, remembered_robot
 from app.station.connection import Connection, ConnectionChoice
 from app.station.frame import FrameBatch
+from app.station.identity import load_identity
 from app.station.interests import Interest, LaneStats
 from app.station.station import Station
 
@@ -71,7 +73,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.registry = registry
         self.config_dir = config_dir
-        self.connection = Connection(choice, start_sim)
+        self.connection = Connection(choice, start_sim, load_identity(config_dir))
         self.active_robot: str | None = None
         self._remembered_robot = remembered_robot(config_dir)
         self._panels: dict[str, Panel] = {}
@@ -349,6 +351,7 @@ class MainWindow(QMainWindow):
     def _show_safety(self) -> None:
         """The arming banner and the e-stop, from the session's status."""
         self.safety_bar.watch_dialogs()
+        self.control_bar.refresh()
         if self._teleop is None:
             return
         status = self._teleop.status().teleop
@@ -688,6 +691,9 @@ class MainWindow(QMainWindow):
         self.estop_action = self.safety_bar.estop_action
         self.release_estop_action = self.safety_bar.release_action
         self._estop_button = self.safety_bar.estop_button
+        self.control_bar = ControlBar(self, lambda: self.station, lambda: self.active_robot,
+                                      self.show_message, self.config_dir)
+        self.safety_bar.insertWidget(self.safety_bar.actions()[0], self.control_bar)
         self.menuBar().setCornerWidget(self.safety_bar, Qt.Corner.TopRightCorner)
 
     def _choose_panel(self) -> None:

@@ -12,9 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from app.bus.config import BusConfig
 from app.bus.outbox import Outbox
 from app.qt.operator import SOURCES, Operator
 from app.qt.safety_bar import banner as arming_banner
+from app.station.authority import Authority
 from app.station.commands import Commander
 from app.station.feeds import Consumer
 from app.station.frame import FrameBatch
@@ -36,13 +38,16 @@ TOPIC_MIME = "application/x-fieldstation-topic"  # drag payload: JSON {"key", "t
 class PanelStation(Protocol):
     """What a panel may read of the station and ask of it, and no more (not its session,
     its lanes or its other consumers): robots, their vitals and positions, a consumer for
-    the streams it shows, the outbox's senders of commands, and whether a log plays."""
+    the streams it shows, the outbox's senders of commands, whether a log plays, and the
+    config it connected with (its user name names its role: app.station.role)."""
 
     root: str
+    config: BusConfig
     vitals: VitalsBook
     positions: PositionBook
     commands: Commander
     outbox: Outbox
+    authority: Authority  # who controls each robot; commands need control (e-stops not)
     player: LogPlayer | None
 
     @property

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.bus import catalog as catalog_mod
+from app.bus.claim_book import ClaimBook
 from app.bus.config import BusConfig
+from app.bus.control import issuer_of, refusal
 from app.bus.keys import DEFAULT_ROOT, robot_key
 from app.bus.presence import announce
 from app.bus.publisher import Publisher, Traffic
@@ -29,6 +31,8 @@ TELEOP_TIMEOUT_S = 0.5  # a robot stops by itself without teleop commands (PROTO
 # A late tick (a loaded machine) is integrated in steps no longer than this, so the motion,
 # the teleop timeout and the robots' filters come out as they would have on time.
 MAX_STEP_S = 2.0 / TICK_HZ
+IGNORED_SAID_S = 2.0  # a command ignored for want of control is said at most this often
+FLEET_COMMAND = "fleet.Command"
 
 
 @dataclass
@@ -79,6 +83,11 @@ class SimRobot:
         self.topics: list[Topic] = []
         self.commands: list[CommandInput] = []
         self.rejected_commands = 0
+        self.ignored_not_in_control = 0  # commands from a station not in control
+        # Every station's claims of this robot (app.bus.control): who may command it. Set
+        # by the session's owner: start(), or app.sim.shared_session for a shared one.
+        self.claims: ClaimBook | None = None
+        self._ignored_said: dict[str, float] = {}  # issuer -> when its last refusal was said
         self.bus: BusSession | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -134,6 +143,7 @@ class SimRobot:
         self.attach(bus)
         for command in self.commands:
             command.subscription = Subscription(bus, command.key, depth=64)
+        self.claims = ClaimBook(bus, self.root, self.robot_id)
         catalog_mod.serve(bus, self.catalog(), self.root)
         announce(bus, self.robot_id, self.root)
         self._thread = threading.Thread(target=self._run, name=self.robot_id, daemon=True)
@@ -199,7 +209,37 @@ class SimRobot:
             log.warning("%s: %s on %s, expected %s", self.robot_id,
                         message.type_name, sample.key, command.type_name)
             return
+        refused = self._authority_refusal(message, sample)
+        if refused:
+            self.ignored_not_in_control += 1
+            self._say_ignored(refused, time.monotonic())
+            return
         command.handle(message)
+
+    def _authority_refusal(self, message: DecodedMessage, sample: RawSample) -> str:
+        """Why a command is ignored under command authority ("" when it is obeyed): an
+        e-stop engage from anyone, anything else only from the station in control."""
+        if self.claims is None:
+            return ""
+        root = message.root
+        issuer = issuer_of(sample.attachment)
+        if message.type_name == FLEET_COMMAND:
+            if root.which() == "estop" and root.estop.engage:
+                return ""
+            issuer = issuer or str(root.issuer)
+        return refusal(self.claims.holder(self.robot_id), issuer)
+
+    def _say_ignored(self, why: str, now: float) -> None:
+        """Says why a command was ignored, once every IGNORED_SAID_S per reason."""
+        if now - self._ignored_said.get(why, -math.inf) < IGNORED_SAID_S:
+            return
+        self._ignored_said[why] = now
+        self.say("warn", why)
+
+    def say(self, level: str, text: str) -> None:
+        """A message for the operators ("info", "warn", "error"); robots that report
+        messages publish it (the rover's RobotMessage), the others log it."""
+        log.info("%s says (%s): %s", self.robot_id, level, text)
 
     def _publish_due(self, now: float) -> None:
         """Publishes the topics due at this tick, each stamped with the tick's time: what

@@ -17,7 +17,7 @@ from typing import Any
 
 import capnp
 
-from app.bus.keys import DEFAULT_ROOT, command_key, robot_key, uplink_key
+from app.bus.keys import DEFAULT_ROOT, command_keys, robot_key, uplink_key
 from app.codec.decode import DecodedMessage
 from app.codec.fields import enum_value
 from app.codec.registry import registry
@@ -163,10 +163,8 @@ class SimRover(SimRobot):
         self._caps = self._uplink_topic("capabilities", 0.2, self._produce_capabilities)
         self._uplink_topic("message", 0.0, self._produce_message)
         for member in ("teleop", "goTo", "estop", "mission", "setting", "service"):
-            self.add_command(
-                self._suffix(command_key(self.robot_id, member, self.root)), COMMAND,
-                partial(self._on_command, member),
-            )
+            for key in command_keys(self.robot_id, member, self.root):  # each role's key
+                self.add_command(self._suffix(key), COMMAND, partial(self._on_command, member))
         self.scene = SyntheticScene()
         self.map = RoverMap(self.robot_id, self.scene, lambda: self.base.pose,
                             self._mission_path)
@@ -202,7 +200,7 @@ class SimRover(SimRobot):
         if self.battery.empty and self.base.moving:
             self._halt()
             self._end_run("aborted", "battery empty", now)
-            self._say("error", "Battery empty: the rover stopped")
+            self.say("error", "Battery empty: the rover stopped")
         self.motor_load = (min(1.0, 0.1 + 0.35 * abs(linear) + 0.1 * abs(angular))
                            if self.base.moving else 0.0)
         target_c = MOTOR_AMBIENT_C + 50.0 * self.motor_load
@@ -230,7 +228,7 @@ class SimRover(SimRobot):
         linear, angular = run.drive(self.base.pose, limit, tolerance_m, now)
         if run.status == "complete":
             self.base.halt()
-            self._say("info", f"{run.name}: goal reached")
+            self.say("info", f"{run.name}: goal reached")
         else:
             self.base.command(linear, angular, now)
 
@@ -239,10 +237,10 @@ class SimRover(SimRobot):
         for event in events:
             spec = event.spec
             if event.active:
-                self._say(FAULT_LEVELS[spec.severity], f"{spec.severity} fault {spec.code}: "
+                self.say(FAULT_LEVELS[spec.severity], f"{spec.severity} fault {spec.code}: "
                           f"{spec.message}")
             else:
-                self._say("info", f"Fault {spec.code} cleared")
+                self.say("info", f"Fault {spec.code} cleared")
         if events:
             self._caps_now = True  # the Tilt warning light follows its fault
 
@@ -299,9 +297,9 @@ class SimRover(SimRobot):
     def _end_run(self, status: str, message: str, now: float) -> None:
         if self.run is not None and self.run.active:
             self.run.finish(status, message, now)
-            self._say("warn", f"{self.run.name} {status}: {message}")
+            self.say("warn", f"{self.run.name} {status}: {message}")
 
-    def _say(self, level: str, text: str) -> None:
+    def say(self, level: str, text: str) -> None:
         self._messages.append((level, text))
 
     def _apply_settings(self) -> None:
@@ -338,7 +336,7 @@ class SimRover(SimRobot):
                 self._accept(seq, report_now=False)  # an idle stick does not stop the mission
                 return
             run.status, run.message = "paused", "operator took over"
-            self._say("warn", f"{run.name} paused: operator took over")
+            self.say("warn", f"{run.name} paused: operator took over")
         self.base.command(linear, angular, now)
         self._teleop_at = now
         self._accept(seq, report_now=False)
@@ -346,7 +344,7 @@ class SimRover(SimRobot):
     def _command_goTo(self, goal: Any, seq: int, now: float) -> None:
         refusal = self._refusal()
         if refusal is not None:
-            self._say("warn", f"Go-to refused: {refusal}")
+            self.say("warn", f"Go-to refused: {refusal}")
             return
         which = goal.which()
         waypoint = (waypoint_from_pose(goal.pose, 0) if which == "pose"
@@ -361,14 +359,14 @@ class SimRover(SimRobot):
         if action == "start":
             refusal = self._refusal()
             if refusal is not None:
-                self._say("warn", f"Mission refused: {refusal}")
+                self.say("warn", f"Mission refused: {refusal}")
                 return
             run = MissionRun(order.missionId or f"mission-{seq}", order.name or "Mission",
                              waypoints_of_steps(order.steps), len(order.steps))
             self._start_run(run, seq, now)
             return
         if run is None or not run.active or order.missionId not in ("", run.mission_id):
-            self._say("warn", f"No active mission {order.missionId!r} to {action}")
+            self.say("warn", f"No active mission {order.missionId!r} to {action}")
             return
         if action == "pause" and run.status in ("starting", "running"):
             run.status, run.message = "paused", "paused by operator"
@@ -376,7 +374,7 @@ class SimRover(SimRobot):
         elif action == "resume" and run.status == "paused":
             refusal = self._refusal()
             if refusal is not None:
-                self._say("warn", f"Resume refused: {refusal}")
+                self.say("warn", f"Resume refused: {refusal}")
                 return
             run.status, run.message = "running", ""
             self._teleop_at = -math.inf
@@ -393,20 +391,20 @@ class SimRover(SimRobot):
         self.run = run
         self._teleop_at = -math.inf  # the new goal takes over from the stick
         if run.status == "error":
-            self._say("warn", f"{run.name} failed: {run.message}")
+            self.say("warn", f"{run.name} failed: {run.message}")
         self._accept(seq)
 
     def _command_estop(self, estop: Any, seq: int, now: float) -> None:
         if estop.engage:
             reason = estop.reason or "operator e-stop"
             if not self.estop:
-                self._say("error", f"E-stop engaged: {reason}")
+                self.say("error", f"E-stop engaged: {reason}")
             self.estop, self.estop_reason = True, reason
             self._halt()
             self._end_run("aborted", "e-stop engaged", now)
         else:
             if self.estop:
-                self._say("info", "E-stop released")
+                self.say("info", "E-stop released")
             self.estop, self.estop_reason = False, ""
         self._accept(seq)
 
@@ -415,10 +413,10 @@ class SimRover(SimRobot):
         value = getattr(update.value, kind)
         refusal = self.controls.update_setting(update.key, kind, value)
         if refusal is not None:
-            self._say("warn", f"Setting refused: {refusal}")
+            self.say("warn", f"Setting refused: {refusal}")
             return
         self._apply_settings()
-        self._say("info", f"{_SETTING_LABELS[update.key]} set to {value}")
+        self.say("info", f"{_SETTING_LABELS[update.key]} set to {value}")
         self._caps_now = True
         self._accept(seq)
 
@@ -426,15 +424,15 @@ class SimRover(SimRobot):
         spec = _SERVICES.get(call.name)
         kind = call.which()
         if spec is None or kind != spec.type:
-            self._say("warn", f"Service call refused: no {kind} service {call.name!r}")
+            self.say("warn", f"Service call refused: no {kind} service {call.name!r}")
             return
         if spec.name == "horn":
-            self._say("info", "Horn sounded")
+            self.say("info", "Horn sounded")
         elif spec.name == "lights":
             self.controls.lights = call.setBool
-            self._say("info", f"Lights {'on' if call.setBool else 'off'}")
+            self.say("info", f"Lights {'on' if call.setBool else 'off'}")
         else:
-            self._say("warn", "Rebooting the onboard computer")
+            self.say("warn", "Rebooting the onboard computer")
             self._halt()
             self._end_run("aborted", "reboot", now)
             self.controls.lights = False

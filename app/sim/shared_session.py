@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from app.bus.catalog import CATALOG_TYPE
+from app.bus.claim_book import ClaimBook
 from app.bus.config import BusConfig
 from app.bus.keys import catalog_key, key_matches, robot_key
 from app.bus.presence import announce
@@ -71,6 +72,9 @@ class SharedSession:
         if wildcards:
             self._commands = Subscription(bus, wildcards, depth=COMMAND_DEPTH)
         roots = {robot.root for robot in self.robots}
+        books = {root: ClaimBook(bus, root) for root in roots}  # who may command each robot
+        for robot in self.robots:
+            robot.claims = books[robot.root]
         for root in roots:
             bus.declare_queryable(f"{root}/*/catalog", self._answer_catalog)
         for robot in self.robots:  # last: a robot seen online answers for its catalog

@@ -21,7 +21,7 @@ from app.bus.keys import DEFAULT_ROOT, command_key
 from app.bus.outbox import Outbox
 from app.bus.publisher import Traffic
 from app.codec.registry import registry
-from app.station.vitals import RobotVitals
+from app.station.vitals import Enum, RobotVitals
 
 COMMAND = "fleet.Command"
 ANSWER_TIMEOUT_S = 5.0
@@ -95,14 +95,22 @@ def outcome(sent: Sent, vitals: RobotVitals | None, now: float,
 class Commander:
     """Builds commands and sends them through the station's outbox."""
 
-    def __init__(self, outbox: Outbox, root: str = DEFAULT_ROOT) -> None:
+    def __init__(self, outbox: Outbox, root: str = DEFAULT_ROOT,
+                 refusal: Callable[[str], str] | None = None) -> None:
+        """``refusal(robot_id)``: why this station may not command it now ("" when it
+        may: app.station.authority)."""
         self._outbox = outbox
         self.root = root
+        self._refusal = refusal
 
     def send(self, robot_id: str, member: str, what: str,
-             fill: Callable[[Any], None]) -> Sent:
-        """Sends ``Command.<member>``, filled by ``fill(builder_of_member)``."""
-        key = command_key(robot_id, member, self.root)
+             fill: Callable[[Any], None], min_role: Enum = "") -> Sent:
+        """Sends ``Command.<member>``, filled by ``fill(builder_of_member)``; a setting or
+        service on the key of its ``min_role`` (app.bus.keys.command_key)."""
+        refused = self._refusal(robot_id) if self._refusal is not None else ""
+        if refused:
+            raise CommandError(f"{robot_id} is {refused}")
+        key = command_key(robot_id, member, self.root, min_role)
         seq = next_seq(what)
         message = registry().struct(COMMAND).new_message()
         message.robotId, message.unixTimeMs, message.seq = robot_id, time.time_ns() // 10**6, seq

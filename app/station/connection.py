@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from app.bus.config import BusConfig
 from app.station.embedded_sim import EmbeddedSim
+from app.station.identity import StationIdentity
 from app.station.station import Station
 
 if TYPE_CHECKING:
@@ -59,11 +60,14 @@ class Connection:
     """The station, and for the simulation the fleet process it talks to. The station lives
     as long as this; switching swaps the session under it and the fleet beside it."""
 
-    def __init__(self, choice: ConnectionChoice, start_sim: bool = True) -> None:
-        """``start_sim`` False: the embedded fleet's process waits for :meth:`start_sim`."""
+    def __init__(self, choice: ConnectionChoice, start_sim: bool = True,
+                 identity: StationIdentity | None = None) -> None:
+        """``start_sim`` False: the embedded fleet's process waits for :meth:`start_sim`.
+        ``identity``: who the station is (a new one, kept nowhere, without it)."""
         self.choice = choice
         self.sim = _start_sim(choice, start_sim)
-        self.station = Station(_config(choice, self.sim), simulation=choice.simulation)
+        self.station = Station(_config(choice, self.sim), simulation=choice.simulation,
+                               identity=identity)
         self._closer: threading.Thread | None = None
 
     def start_sim(self) -> None:

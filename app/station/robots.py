@@ -19,6 +19,10 @@ class RobotInfo:
     mode: str = ""
     estop: bool = False
     last_data: float | None = None  # time.monotonic() of its newest sample
+    # Who controls it (command authority): "" nobody, else the holder's "name (role)";
+    # ``controlled_here`` when that is this station.
+    controlled_by: str = ""
+    controlled_here: bool = False
 
     @property
     def model(self) -> str:

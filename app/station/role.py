@@ -1,49 +1,30 @@
 """The station's role (viewer, operator, admin, owner): what the operator may use of a
-robot's controls. Chosen in the station's settings (``settings.json`` in the config dir);
-operator by default."""
+robot's controls. It is granted, not chosen: the user name of the station's zenoh
+credentials names it, and the router's access control enforces it (schemas/README.md,
+"Roles and access control"). The station only shows it, and disables the controls it
+does not grant, so that the operator is not offered what the router would drop."""
 
 from __future__ import annotations
 
-import json
-import logging
-from pathlib import Path
-
+from app.bus.config import BusConfig, user_name
 from app.station.vitals import Enum
-
-log = logging.getLogger(__name__)
 
 ROLES = ("viewer", "operator", "admin", "owner")  # fleet.Role, lowest first
 DEFAULT_ROLE = "operator"
-SETTINGS_FILE = "settings.json"
 
 
-def load_role(config_dir: Path) -> str:
-    try:
-        role = json.loads((config_dir / SETTINGS_FILE).read_text()).get("role")
-    except (OSError, ValueError, AttributeError):
-        return DEFAULT_ROLE
-    return role if role in ROLES else DEFAULT_ROLE
-
-
-def save_role(config_dir: Path, role: str) -> str:
-    """Saves it among the other settings; returns why not ("" when saved)."""
-    if role not in ROLES:
-        return f"unknown role {role!r}"
-    path = config_dir / SETTINGS_FILE
-    try:
-        settings = json.loads(path.read_text()) if path.is_file() else {}
-        if not isinstance(settings, dict):
-            settings = {}
-    except (OSError, ValueError):
-        settings = {}
-    settings["role"] = role
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(settings, indent=1))
-    except OSError as exc:
-        log.warning("cannot save %s: %s", path, exc)
-        return f"role not saved: {exc.strerror or exc}"
-    return ""
+def role_of(config: BusConfig) -> tuple[str, str]:
+    """The role the user name of ``config`` names (``operator``, or ``<name>-operator``
+    such as ``ana-operator``), and where it comes from, for the operator. Without a user
+    name (the embedded simulator, a plain link on loopback), or with one that names no
+    role, the station is an operator."""
+    user = user_name(config)
+    if not user:
+        return DEFAULT_ROLE, "no user name in the zenoh config"
+    role = user.rsplit("-", 1)[-1].lower()
+    if role in ROLES:
+        return role, f"from user '{user}'"
+    return DEFAULT_ROLE, f"user '{user}' names no role"
 
 
 def refusal(station_role: str, min_role: Enum) -> str:

@@ -29,8 +29,10 @@ from app.bus.stats import TopicStats
 from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
+from app.station.authority import Authority
 from app.station.commands import Commander
 from app.station.feeds import Consumer, FeedHub
+from app.station.identity import StationIdentity
 from app.station.incidents import Incidents
 from app.station.interests import Interest, Stream
 from app.station.lane import Delivery
@@ -38,6 +40,7 @@ from app.station.listening import listening_plan
 from app.station.playback import LogTraffic
 from app.station.positions import FLEET_MOTION, POSE_TYPES, PositionBook
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
+from app.station.role import role_of
 from app.station.vitals import UPLINK_MEMBERS, VitalsBook
 
 if TYPE_CHECKING:  # logs are read only when one is opened: numpy stays off the start-up path
@@ -54,9 +57,18 @@ log = logging.getLogger(__name__)
 
 class Station:
     def __init__(self, config: BusConfig, simulation: bool = False,
-                 root: str = DEFAULT_ROOT) -> None:
+                 root: str = DEFAULT_ROOT, identity: StationIdentity | None = None,
+                 role: str | None = None) -> None:
+        """``identity``: who this station is (app.station.identity.load_identity); a new
+        one, kept nowhere, without it. ``role``: the one its credentials name
+        (app.station.role.role_of) without it."""
         self.config = config
         self.root = root
+        self.identity = identity or StationIdentity.new()
+        self._fixed_role = role
+        # who controls each robot, and this station's claims
+        self.authority = Authority(self.identity, root, role or role_of(config)[0])
+        self.authority.watch(self._on_control)
         self.incidents = Incidents()
         self.feeds = FeedHub(self.incidents, count_error=self._count_error)
         self.status = StationStatus(simulation=simulation, endpoints=_endpoints(config))
@@ -80,8 +92,10 @@ class Station:
         self.feeds.on_replan = self._listening_changed
         self.vitals = VitalsBook()
         self.positions = PositionBook()
-        self.outbox = Outbox(lambda: self.bus)  # every command the station sends
-        self.commands = Commander(self.outbox, root)
+        # every command the station sends, each naming this station
+        self.outbox = Outbox(lambda: self.bus, issuer=self.identity.station_id,
+                             refusal=self.authority.permit, root=root)
+        self.commands = Commander(self.outbox, root, refusal=self.authority.permit)
         self._vitals = self.feeds.consumer("vitals", on_sample=self._on_vital)
         self._vitals.want({
             Stream(f"{root}/*/{vital.suffix}", vital.type_name) for vital in VITALS
@@ -238,6 +252,8 @@ class Station:
             self._set_status(session="error", detail=str(exc))
             log.warning("%s", exc)
             return
+        self.authority.role = self._fixed_role or role_of(config)[0]  # new credentials
+        self.authority.attach(bus)  # first: a station with a bus follows control
         self.bus = bus
         self._traffic = Subscription(bus, (), route=self.feeds.route, drain=True)
         self._listening_changed()
@@ -274,6 +290,7 @@ class Station:
         player, self.player = self.player, None
         traffic, self._traffic, self._presence = self._traffic, None, None
         self._unheard = frozenset()
+        self.authority.detach()  # this station's claims end with the session
         if isinstance(traffic, Subscription):
             traffic.close()  # its drain's thread too
         if bus is not None:
@@ -326,7 +343,8 @@ class Station:
     def _on_presence(self, presence: RobotPresence) -> None:
         with self._lock:
             new = presence.robot_id not in self._robots
-            info = self._robots.get(presence.robot_id) or RobotInfo(presence.robot_id)
+            info = self._robots.get(presence.robot_id) or \
+                self._controlled(RobotInfo(presence.robot_id))
             info = self._robots[presence.robot_id] = dataclasses.replace(
                 info, online=presence.online, changed=presence.changed)
         # The watchers first, then the worker subscribes to the new robot's keys: a recorder
@@ -335,6 +353,24 @@ class Station:
         self._tell(info)
         if new:
             self._listening_changed()
+
+    def _on_control(self, robot_id: str) -> None:
+        """A robot's control changed: its row says who holds it now."""
+        with self._lock:
+            info = self._robots.get(robot_id)
+            if info is None:
+                return
+            now = self._controlled(info)
+            if now == info:
+                return
+            self._robots[robot_id] = now
+        self._tell(now)
+
+    def _controlled(self, info: RobotInfo) -> RobotInfo:
+        control = self.authority.control(info.robot_id)
+        holder = control.holder
+        return dataclasses.replace(info, controlled_by=holder.label if holder else "",
+                                   controlled_here=control.mine)
 
     def _tell(self, info: RobotInfo) -> None:
         for watcher in list(self._watchers):

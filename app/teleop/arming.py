@@ -56,6 +56,12 @@ class LinkStatus:
     # The hand as the robot reports it, 0..100 % per digit in adapters.HAND_DIGITS order
     # (NaN: that digit unknown); None: it reports none. The first hand target starts here.
     hand: tuple[float, ...] | None = None
+    # Why this station may not command it (command authority: "controlled by Ana
+    # (operator)", "taking control…"); "" when it holds control.
+    control: str = ""
+    # Nobody else holds it: control comes with the deadman held (a deadman held through
+    # this wait is the press that drives once control is in: it does not latch).
+    control_pending: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,6 +144,8 @@ def _blocked(obs: Observation, config: ArmingConfig) -> tuple[Arming, str] | Non
         return Arming.DISARMED, f"critical fault: {link.fault}"
     if link.battery is not None and link.battery < config.battery_block_pct:
         return Arming.DISARMED, f"battery too low to drive: {link.battery:.0f} %"
+    if link.control and (obs.deadman or not link.control_pending):
+        return Arming.DISARMED, link.control  # a robot nobody holds waits for the deadman
     reading = obs.input
     if reading is None:
         return Arming.DISARMED, "no input device"
@@ -272,5 +280,7 @@ class ArmingMachine:
             self._device, self._latched = obs.input.device_id, True
         if alive and (not obs.deadman or obs.released):
             self._latched = False
-        if blocked is not None and obs.deadman:
+        taking_control = blocked is not None and obs.link.control_pending and \
+            blocked[1] == obs.link.control
+        if blocked is not None and obs.deadman and not taking_control:
             self._latched = True

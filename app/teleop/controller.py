@@ -206,6 +206,12 @@ class TeleopController:
         if self._on_estop is not None:
             self._on_estop(False)
 
+    def deadman_held(self) -> bool:
+        """The deadman is down on the connected device (whatever else forbids driving)."""
+        with self._lock:
+            reading, profile = self._input, self._profile
+        return reading is not None and reading.connected and profile.deadman in reading.buttons
+
     def hold_estop(self, engaged: bool) -> None:
         """Holds the machine in ESTOP, or lets it go, without telling ``on_estop``: the
         session saying whether the robot now selected is e-stopped here."""

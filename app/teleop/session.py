@@ -15,6 +15,7 @@ its own sender, repeating until that robot reports it, whatever robot is selecte
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import Protocol
 from app.bus.outbox import Outbox, Outgoing
 from app.bus.publisher import Traffic
 from app.inputs.model import InputState
+from app.station.authority import OWNER, Authority, Control
 from app.station.commands import next_seq
 from app.station.robots import RobotInfo
 from app.station.vitals import Fault, VitalsBook
@@ -37,6 +39,8 @@ from app.teleop.model import Motion
 from app.teleop.profiles import DEFAULT, Profile
 
 CRITICAL = "critical"
+TAKE_RETRY_S = 1.0  # the deadman held on a robot still free: control asked again after this
+TAKING = "taking control…"
 FLUSH_S = 1.0  # at most this long for the stops to be handed to zenoh
 ESTOP_GRACE_S = 1.0  # on close, unconfirmed e-stops keep going this long at most
 
@@ -48,6 +52,7 @@ class TeleopStation(Protocol):
     root: str
     vitals: VitalsBook
     outbox: Outbox
+    authority: Authority
 
     @property
     def playback(self) -> bool: ...
@@ -95,6 +100,7 @@ class TeleopSession:
         self._bursts = StopBursts(self._send_stop)
         self._link = LinkMonitor(station)
         self._last_link = LinkStatus(None, False, None, None, None, "no robot selected")
+        self._take_at = -math.inf  # when the ticks may next try to take control
         self.controller = TeleopController(
             self._send, profile=profile, link=self._link_now, rate_hz=rate_hz,
             config=ArmingConfig(focus_disarms=focus_disarms), on_estop=self._on_estop)
@@ -111,7 +117,7 @@ class TeleopSession:
             with self._lock:
                 if robot_id == self._robot:
                     return
-                old_adapter = self._adapter
+                old_adapter, old_robot = self._adapter, self._robot
                 self._robot = robot_id
                 self._adapter = None
             if old_adapter is not None:
@@ -120,6 +126,31 @@ class TeleopSession:
             self._switched = True
             self._hold_estop()
         self._link.select(robot_id)
+        self._hand_over(old_robot, robot_id)
+
+    def _hand_over(self, old: str | None, new: str | None) -> None:
+        """Control follows what is driven: the old robot's is given back once its stops are
+        on the wire (on a thread of its own: the caller may be the GUI); the new one's is
+        taken when the deadman is held on it (:meth:`_take_control`)."""
+        self._take_at = -math.inf
+        authority = self._station.authority
+
+        def give_back(robot: str) -> None:
+            if self._bursts.flush(FLUSH_S) and self._robot != robot:
+                authority.release(robot)
+
+        if old is not None and old != new:
+            threading.Thread(target=give_back, args=(old,), name="teleop control",
+                             daemon=True).start()
+
+    def _take_control(self, robot: str, control: Control, now: float) -> None:
+        """The deadman held on a robot nobody controls: control is taken (on a thread of
+        its own, as taking waits for a rival's claim), and driving starts once it is in."""
+        if control.holder is not None or control.taking or now < self._take_at:
+            return
+        self._take_at = now + TAKE_RETRY_S
+        threading.Thread(target=self._station.authority.take, args=(robot,),
+                         name="teleop take control", daemon=True).start()
 
     def flush(self, timeout: float = FLUSH_S) -> bool:
         """Waits until every stop burst asked for has been handed to zenoh (call it after
@@ -143,6 +174,8 @@ class TeleopSession:
         """Releases ``robot_id``'s e-stop (default: the selected robot's); only ever from a
         deliberate act in the GUI or the terminal. False when it was not engaged here."""
         robot = robot_id if robot_id is not None else self._robot
+        if robot is not None and self.estop_release_refusal(robot):
+            return False
         with self._lock:
             sender = self._estops.get(robot) if robot is not None else None
         released = sender is not None and sender.status().engaged
@@ -150,6 +183,15 @@ class TeleopSession:
             sender.release()
         self._hold_estop()
         return released
+
+    def estop_release_refusal(self, robot_id: str) -> str:
+        """Why this station may not release ``robot_id``'s e-stop ("" when it may): any
+        station engages one, only the one in control (or the owner role) releases it."""
+        authority = self._station.authority
+        control = authority.control(robot_id)
+        if control.holder is None or control.mine or authority.role == OWNER:
+            return ""
+        return f"releasing the e-stop needs control: {control.refusal}"
 
     def estops(self) -> dict[str, EStopStatus]:
         """Every robot whose e-stop is engaged here, or being released, by robot id."""
@@ -222,6 +264,13 @@ class TeleopSession:
         link = self._link.check(now)
         self._last_link = link
         robot = link.selected or ""
+        control, pending = "", False
+        if robot:
+            held = self._station.authority.control(robot)
+            pending = not held.mine and (held.holder is None or held.taking)
+            control = TAKING if pending else held.refusal
+            if pending and self.controller.deadman_held():
+                self._take_control(robot, held, now)
         vitals = self._station.vitals.snapshot().get(robot) if robot else None
         status = vitals.status if vitals is not None else None
         battery = vitals.battery.percentage if vitals is not None and \
@@ -231,7 +280,8 @@ class TeleopSession:
         data_at = None if link.data_age_s is None else now - link.data_age_s
         return ArmingLink(robot, link.online, data_at if link.online else None,
                           link.round_trip_s or link.latency_s,
-                          bool(status is not None and status.estop), fault, battery)
+                          bool(status is not None and status.estop), fault, battery,
+                          control=control, control_pending=pending)
 
     def _send(self, motion: Motion, armed: bool) -> None:
         with self._sending:  # never alongside select(): a robot's stops are its last word

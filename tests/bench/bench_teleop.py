@@ -12,6 +12,8 @@ same payload size from the station's session to that process, same run, same loa
 |real period - nominal| with the stick held still, from the arrival times at the robot and
 from the clock's own TeleopStatus.period.
 
+Then what command authority adds (tests.bench.control_costs).
+
 Targets: latency p50 <= 1.5x and p99 <= 1.2x the bare put, p99 <= 5 ms; jitter p99 <= 2 ms.
 Run under a display (Xvfb in CI).
 """
@@ -30,6 +32,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QEventLoop, QTimer
 
+from app.bus.config import BusConfig
 from app.bus.session import BusSession
 from app.inputs.gamepad import Gamepad
 from app.inputs.model import InputState
@@ -41,6 +44,7 @@ from app.teleop.arming import Arming
 from app.teleop.session import TeleopSession
 from tests.bench.bench_gui import PANELS, tempfile_dir
 from tests.bench.common import MISSED, fmt_seconds, iterations, percentile, report
+from tests.bench.control_costs import control_lines
 from tests.inputs.virtual_gamepad import VirtualGamepad
 
 ROBOT = "rover-1"
@@ -271,7 +275,12 @@ def run() -> list[str]:
         settle = time.monotonic() + iterations(3, 1)
         pump_until(lambda: time.monotonic() > settle, 10)
         assert station.bus is not None
-        return measure(session, pad, robot, readings, station.bus)
+        lines = measure(session, pad, robot, readings, station.bus)
+        other = BusSession(BusConfig(mode="client", connect=[station.config.connect[0]]))
+        try:
+            return lines + control_lines(station, ROBOT, other)
+        finally:
+            other.close()
     finally:
         if pad is not None:
             pad.unplug()

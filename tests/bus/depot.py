@@ -12,6 +12,8 @@ from tests.conftest import free_port
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "zenoh"
 # The station sample without its user name and password.
 NO_PASSWORD = {'usrpwd: { user: "station", password: "station-password" },': ""}
+# Users the access-control sample (router-tls-acl.json5) grants a role; password "<user>-password".
+ROLE_USERS = ("viewer", "ana-operator", "bo-admin", "owner")
 
 
 @dataclass(frozen=True)
@@ -19,10 +21,11 @@ class Depot:
     folder: Path
     port: int
 
-    def config(self, role: str, name: str = "", **replace: str) -> str:
-        """The shipped sample for ``role`` at this depot's port and certificates, with
-        ``replace`` (old text: new text) applied; its path."""
-        text = (SAMPLES / f"{role}-tls-auth.json5").read_text()
+    def config(self, role: str, name: str = "", sample: str = "", **replace: str) -> str:
+        """The shipped sample for ``role`` (``<role>-tls-auth.json5``, or the file named
+        ``sample``) at this depot's port and certificates, with ``replace`` (old text: new
+        text) applied; its path."""
+        text = (SAMPLES / (sample or f"{role}-tls-auth.json5")).read_text()
         text = text.replace('"certs/', f'"{self.folder}/certs/')
         text = text.replace("0.0.0.0:7447", f"127.0.0.1:{self.port}")
         text = text.replace("localhost:7447", f"localhost:{self.port}")
@@ -37,6 +40,7 @@ class Depot:
 def make_depot(folder: Path) -> Depot:
     make_certs(folder / "certs")
     make_certs(folder / "certs", prefix="rogue-")  # a CA that did not sign the router's
+    users = ("station", "robot", *ROLE_USERS)
     (folder / "certs" / "users.txt").write_text(
-        "station:station-password\nrobot:robot-password\n")
+        "".join(f"{user}:{user}-password\n" for user in users))
     return Depot(folder, free_port())

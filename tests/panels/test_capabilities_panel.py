@@ -18,10 +18,13 @@ from PySide6.QtWidgets import (
     QSpinBox,
 )
 
+from app.bus.config import BusConfig
+from app.bus.keys import command_key
+from app.codec.decode import decode, encoding_for
 from app.sim.rover_controls import SENSORS, SERVICES, SETTINGS
 from app.station.commands import Sent
 from app.station.vitals import Capabilities, RobotVitals, Sensor, Service, Setting
-from panels.capabilities import CapabilitiesPanel
+from panels.capabilities import ROLE_TIP, CapabilitiesPanel
 from tests.panels.health import ROVER, TIMEOUT_MS, PlainHost, batch_of, open_on_rover
 
 SENSOR_WIDGETS = {"gauge": QProgressBar, "progress": QProgressBar, "onOff": QLabel,
@@ -41,6 +44,14 @@ def open_caps(make_main_window, qtbot):
 
 def result(panel: CapabilitiesPanel, key: str) -> str:
     return panel.results[key].text()
+
+
+def config_of_user(folder, user: str) -> BusConfig:
+    """A station config with zenoh credentials for ``user``, as a depot's station has."""
+    path = folder / f"{user}.json5"
+    path.write_text(f'{{ transport: {{ auth: {{ usrpwd: {{ user: "{user}", '
+                    f'password: "{user}-password" }} }} }} }}')
+    return BusConfig(config_file=str(path))
 
 
 def test_every_capability_of_the_rover_is_rendered_by_its_type_and_hint(
@@ -74,28 +85,36 @@ def test_every_capability_of_the_rover_is_rendered_by_its_type_and_hint(
     assert c["sensor:motorTemp"].text().endswith("°C")
     assert c["sensor:odometer"].text().endswith(" m")
     assert c["sensor:motorLoad"].format() == "0 %"
-    # reboot needs admin; this station is an operator by default
+    # reboot needs admin; a station without credentials is an operator
+    assert panel.role.text() == "Role: operator (no user name in the zenoh config)"
+    assert panel.role.toolTip() == ROLE_TIP
     assert not c["service:reboot"].isEnabled()
     assert panel.reasons["service:reboot"].text() == \
         "needs the admin role (this station: operator)"
 
 
-def test_a_critical_service_needs_confirm_typed_and_a_lower_role_disables_it(
-        make_main_window, rover_fleet, qtbot, monkeypatch) -> None:
+def test_a_critical_service_needs_confirm_typed_and_goes_on_its_roles_key(
+        make_main_window, rover_fleet, qtbot, monkeypatch, tmp_path) -> None:
     window, panel = open_caps(make_main_window, qtbot)
-    panel.role.setCurrentText("admin")
+    heard: list[bytes] = []
+    rover_fleet.hub.declare_subscriber(command_key(ROVER, "service", min_role="admin"),
+                                       lambda sample: heard.append(bytes(sample.payload)))
+    # The station's config changes as on a reconnect with a depot's credentials.
+    window.station.config = config_of_user(tmp_path, "bo-admin")
     qtbot.waitUntil(lambda: panel.controls["service:reboot"].isEnabled(), timeout=TIMEOUT_MS)
-    assert (window.config_dir / "settings.json").read_text().count('"admin"') == 1
+    assert panel.role.text() == "Role: admin (from user 'bo-admin')"
     typed = iter([("confirm", True), ("CONFIRM", True)])
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: next(typed))
     panel.controls["service:reboot"].click()
     assert result(panel, "service:reboot") == ""  # not typed right: nothing sent
     panel.controls["service:reboot"].click()
-    qtbot.waitUntil(lambda: result(panel, "service:reboot")
-                    == "✓ Rebooting the onboard computer", timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: bool(heard), timeout=TIMEOUT_MS)
+    command = decode(encoding_for("fleet.Command"), heard[0]).root
+    assert command.which() == "service" and command.service.name == "reboot"
 
-    panel.role.setCurrentText("viewer")
+    window.station.config = config_of_user(tmp_path, "viewer")
     qtbot.waitUntil(lambda: not panel.controls["service:horn"].isEnabled(), timeout=TIMEOUT_MS)
+    assert panel.role.text() == "Role: viewer (from user 'viewer')"
     assert panel.reasons["service:horn"].text() == \
         "needs the operator role (this station: viewer)"
     assert not panel.controls["setting:maxSpeed"].isEnabled()
@@ -142,13 +161,14 @@ class _Commands:
     def __init__(self) -> None:
         self.sent: list[tuple[str, str, str]] = []
 
-    def send(self, robot_id: str, member: str, what: str, fill) -> Sent:
+    def send(self, robot_id: str, member: str, what: str, fill, min_role) -> Sent:
         self.sent.append((robot_id, member, what))
         return Sent(robot_id, 7, what, 0.0)  # sent long ago, never answered
 
 
 class _Station:
     commands = _Commands()
+    config = BusConfig()
 
 
 BAD = Capabilities(

@@ -115,3 +115,31 @@ def test_the_battery_state_is_said_in_words_with_the_gauges_thresholds(
                               tables_changed=True))
     assert cell(panel.view, "r-1", BATTERY) == shown
     assert "warning at 30 %" in cell(panel.view, "r-1", BATTERY, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_who_controls_each_robot_is_shown_here_and_on_the_safety_bar(
+        make_main_window, fleet, qtbot, free_endpoint):
+    from app.bus.config import BusConfig
+    from app.station.identity import StationIdentity
+    from app.station.station import Station
+    from panels.robot_rows import CONTROL
+
+    window, panel = open_robots(make_main_window, qtbot)
+    ana = Station(BusConfig(mode="client", connect=[free_endpoint]),  # as the robots are
+                  identity=StationIdentity.new("Ana"))
+    try:
+        qtbot.waitUntil(lambda: ana.authority.take("car-1") == "", timeout=10_000)
+        assert window.station.authority.take("rover-1") == ""
+        qtbot.waitUntil(lambda: cell(panel.view, "car-1", CONTROL) == "Ana (operator)"
+                        and cell(panel.view, "rover-1", CONTROL) == "you", timeout=5_000)
+        assert cell(panel.view, "humanoid-1", CONTROL) == "—"
+        window.set_active_robot("car-1")
+        qtbot.waitUntil(lambda: window.control_bar.label.full_text()
+                        == "car-1: controlled by Ana (operator)", timeout=5_000)
+        assert window.control_bar.request_action.isEnabled()
+        assert not window.control_bar.take_action.isEnabled()
+        ana.authority.release("car-1")
+        qtbot.waitUntil(lambda: cell(panel.view, "car-1", CONTROL) == "—", timeout=5_000)
+        qtbot.waitUntil(lambda: window.control_bar.take_action.isEnabled(), timeout=5_000)
+    finally:
+        ana.close()
