@@ -1,7 +1,8 @@
 """Command authority between two stations in two processes, on real zenoh with the
 simulated rover: Ana's station takes control and drives; Bo's sees who holds it, its
 controller sends nothing, its e-stop works; Ana's process is killed while driving: the
-rover stops by its own watchdog, and Bo sees control released and takes it."""
+rover stops by its own watchdog, and Bo sees control released and takes it; the same when
+Ana's link to the router is cut instead."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from app.bus.config import BusConfig
+from app.bus.config import LEASE_MS, BusConfig
 from app.sim.fleet import SimFleet
 from app.station.identity import StationIdentity
 from app.station.station import Station
 from app.teleop.arming import Arming
 from app.teleop.session import TeleopSession
 from tests.bus.helpers import wait_for
+from tests.teleop.frozen_link import FreezableLink
 from tests.teleop.heard import Pad
 from tests.teleop.test_outputs_e2e import Latest
 
@@ -51,18 +53,27 @@ def fleet(free_endpoint: str) -> Iterator[SimFleet]:
         yield fleet
 
 
-@pytest.fixture
-def ana(fleet: SimFleet, free_endpoint: str) -> Iterator[tuple[subprocess.Popen[str], Lines]]:
+def start_ana(endpoint: str) -> tuple[subprocess.Popen[str], Lines]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.teleop.driving_station", free_endpoint, "Ana", ROVER],
+        [sys.executable, "-m", "tests.teleop.driving_station", endpoint, "Ana", ROVER],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         env={**os.environ, "SDL_VIDEODRIVER": "dummy"})
+    return process, Lines(process)
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        process.kill()
+    process.wait(10)
+
+
+@pytest.fixture
+def ana(fleet: SimFleet, free_endpoint: str) -> Iterator[tuple[subprocess.Popen[str], Lines]]:
+    process, said = start_ana(free_endpoint)
     try:
-        yield process, Lines(process)
+        yield process, said
     finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(10)
+        stop(process)
 
 
 def test_one_drives_the_other_watches_and_e_stops_and_takes_over_when_it_dies(
@@ -136,3 +147,30 @@ def test_a_driving_station_killed_leaves_the_rover_stopping_by_itself(
         assert stopped["motion"]["velocity"]["linearMps"] == 0.0
     finally:
         watcher.close()
+
+
+def test_a_driving_station_cut_off_from_the_router_loses_control_and_the_rover_stops(
+        fleet: SimFleet, free_endpoint: str) -> None:
+    link = FreezableLink(int(free_endpoint.rsplit(":", 1)[1]))
+    process, said = start_ana(link.endpoint)
+    bo = Station(BusConfig(mode="client", connect=[free_endpoint]),
+                 identity=StationIdentity.new("Bo"))
+    try:
+        motion = Latest(wait_for(lambda: bo.bus, 5), f"fleet/{ROVER}/uplink/motion")
+        wait_for(lambda: "driving" in said.items, 20, why=lambda: said.items)
+        wait_for(lambda: motion.after(time.time())["motion"]["velocity"]["linearMps"] > 0.1,
+                 5)
+        wait_for(lambda: (h := bo.authority.control(ROVER).holder) is not None
+                 and h.name == "Ana", 5)
+        link.freeze()
+        cut = time.time()
+        cut_at = time.monotonic()
+        stopped = motion.after(cut + 0.5 + 0.15)  # its watchdog, and a report after
+        assert stopped["motion"]["velocity"]["linearMps"] == 0.0
+        wait_for(lambda: bo.authority.control(ROVER).holder is None, LEASE_MS / 1000 + 3)
+        assert time.monotonic() - cut_at < LEASE_MS / 1000 + 1.5  # within the lease
+        assert bo.authority.take(ROVER) == ""
+    finally:
+        bo.close()
+        stop(process)
+        link.close()
