@@ -21,10 +21,12 @@ trap 'kill "$build" 2>/dev/null || true; rm -f "$build_log" "$build_status"' EXI
 .venv/bin/mypy
 echo "checks done at ${SECONDS} s"
 export FIELDSTATION_BUNDLE=dist/fieldstation FIELDSTATION_BUNDLE_BUILDING="$build_status"
-# One worker per core (PYTEST_WORKERS overrides; 0 runs in this process): each is a process
-# of its own with its own SDL, Qt application, X display and zenoh sessions.
+# One worker more than the cores (PYTEST_WORKERS overrides; 0 runs in this process): the
+# tests wait on robots and timers a third of the time, which a third worker fills. Each is a
+# process of its own with its own SDL, Qt application, X display and zenoh sessions.
 tested=0
-xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m pytest -n "${PYTEST_WORKERS:-auto}" "$@" \
+workers=${PYTEST_WORKERS:-$(( $(nproc) + 1 ))}
+xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m pytest -n "$workers" "$@" \
   || tested=$?
 wait "$build" || true
 cat "$build_log"

@@ -47,11 +47,12 @@ class Control:
 
     @property
     def refusal(self) -> str:
-        """Why this station may not command the robot ("" when it may)."""
-        if self.mine:
-            return ""
+        """Why this station may not command the robot ("" when it may): its claim must
+        have outlasted a rival's first."""
         if self.taking:
             return "taking control…"
+        if self.mine:
+            return ""
         if self.holder is not None:
             return f"controlled by {self.holder.label}"
         return self.lost or "not in control: take control to command it"
@@ -152,13 +153,16 @@ class Authority:
         self._undeclare(bus, stale)
         try:
             token = bus.declare_token(claim.key(self.root))
+            # asked from the moment the claim is seen: withdrawn with it if it loses
+            asked = bus.declare_queryable(request_key(self.root, robot_id),
+                                          lambda query: self._asked(robot_id, query))
         except Exception as exc:  # the session closed meanwhile, or the router refused
             with self._lock:
                 self._taking.discard(robot_id)
             self._tell(robot_id)
             return f"control not taken: {exc}"
         with self._lock:
-            self._mine[robot_id] = (claim, token, None)
+            self._mine[robot_id] = (claim, token, asked)
             seen_by = time.monotonic() + SEEN_OWN_S
             while claim not in book.claims(robot_id) and robot_id in self._mine and \
                     time.monotonic() < seen_by:
@@ -172,8 +176,6 @@ class Authority:
             lost = None if won else self._mine.pop(robot_id, None)
             winner = book.holder(robot_id)
         self._undeclare(bus, lost)
-        if won:
-            self._serve_requests(robot_id, bus)
         self._tell(robot_id)
         if won:
             return ""
@@ -224,6 +226,7 @@ class Authority:
         asking = json.dumps({"station": self.identity.station_id, "name": self.identity.name,
                              "role": self.role})
         answer = ""
+        asked_at = time.monotonic()
         try:
             for reply in bus.zenoh.get(request_key(self.root, robot_id), payload=asking,
                                        timeout=timeout_s):
@@ -232,6 +235,8 @@ class Authority:
                     break
         except Exception as exc:  # the session closed under the query
             return f"not asked: {exc}"
+        if not answer and time.monotonic() - asked_at < timeout_s / 2:
+            return f"{holder.label} cannot be asked: its station answers no requests"
         if not answer:
             return f"no answer from {holder.label} within {timeout_s:.0f} s"
         if answer != GRANTED:
@@ -247,20 +252,6 @@ class Authority:
         window asks its operator). Without one, requests are declined."""
         with self._lock:
             self._on_request = handler
-
-    def _serve_requests(self, robot_id: str, bus: BusSession) -> None:
-        key = request_key(self.root, robot_id)
-        try:
-            queryable = bus.declare_queryable(key, lambda query: self._asked(robot_id, query))
-        except Exception as exc:  # the session closed meanwhile: the claim went with it
-            log.info("no request queryable for %s: %s", robot_id, exc)
-            return
-        with self._lock:
-            own = self._mine.get(robot_id)
-            if own is not None and own[2] is None:
-                self._mine[robot_id] = (own[0], own[1], queryable)
-                return
-        bus.release(queryable)
 
     def _asked(self, robot_id: str, query: Any) -> None:
         try:

@@ -267,7 +267,7 @@ class TeleopSession:
         control, pending = "", False
         if robot:
             held = self._station.authority.control(robot)
-            pending = not held.mine and (held.holder is None or held.taking)
+            pending = held.taking or held.holder is None
             control = TAKING if pending else held.refusal
             if pending and self.controller.deadman_held():
                 self._take_control(robot, held, now)

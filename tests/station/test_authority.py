@@ -132,10 +132,12 @@ def test_a_request_is_answered_by_the_holder(
 def test_a_request_nobody_answers_says_so(stations: Callable[..., Station]) -> None:
     a, b = stations("Ana"), stations("Bo")
     connected(a, b)
-    a.authority.on_request(lambda robot, who, answer: None)  # the operator is away
+    unanswered: list[Callable[[bool], None]] = []  # the question stays open: nobody there
+    a.authority.on_request(lambda robot, who, answer: unanswered.append(answer))
     assert a.authority.take(ROBOT) == ""
     wait_for(lambda: b.authority.control(ROBOT).holder, 5)
     assert b.authority.request(ROBOT, timeout_s=1) == "no answer from Ana (operator) within 1 s"
+    assert len(unanswered) == 1
 
 
 def test_two_stations_taking_at_the_same_instant_end_with_one_holder_both_agree_on(

@@ -53,9 +53,9 @@ def fleet(free_endpoint: str) -> Iterator[SimFleet]:
         yield fleet
 
 
-def start_ana(endpoint: str) -> tuple[subprocess.Popen[str], Lines]:
+def start_ana(endpoint: str, answer: str = "decline") -> tuple[subprocess.Popen[str], Lines]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.teleop.driving_station", endpoint, "Ana", ROVER],
+        [sys.executable, "-m", "tests.teleop.driving_station", endpoint, "Ana", ROVER, answer],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         env={**os.environ, "SDL_VIDEODRIVER": "dummy"})
     return process, Lines(process)
@@ -174,3 +174,29 @@ def test_a_driving_station_cut_off_from_the_router_loses_control_and_the_rover_s
         bo.close()
         stop(process)
         link.close()
+
+
+@pytest.mark.parametrize("answer", ["grant", "decline"])
+def test_asked_for_control_the_driving_station_grants_it_or_declines(
+        fleet: SimFleet, free_endpoint: str, answer: str) -> None:
+    process, said = start_ana(free_endpoint, answer)
+    bo = Station(BusConfig(mode="client", connect=[free_endpoint]),
+                 identity=StationIdentity.new("Bo"))
+    try:
+        wait_for(lambda: bo.bus, 5)
+        wait_for(lambda: "driving" in said.items, 20, why=lambda: said.items)
+        wait_for(lambda: (h := bo.authority.control(ROVER).holder) is not None
+                 and h.name == "Ana", 5)
+        result = bo.authority.request(ROVER, timeout_s=5)
+        wait_for(lambda: "asked by Bo (operator)" in said.items, 5, why=lambda: said.items)
+        if answer == "grant":
+            assert result == ""
+            assert bo.authority.control(ROVER).mine
+            wait_for(lambda: "control: controlled by Bo (operator)" in said.items, 5,
+                     why=lambda: said.items)
+        else:
+            assert result == "Ana (operator) declined"
+            assert not bo.authority.control(ROVER).mine
+    finally:
+        bo.close()
+        stop(process)
