@@ -11,14 +11,16 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLineEdit,
+    QMainWindow,
     QMenu,
     QMessageBox,
+    QToolBar,
     QToolButton,
     QWidget,
 )
@@ -27,7 +29,7 @@ from app.qt.elided_label import ElidedLabel
 from app.station.authority import OWNER, REQUEST_TIMEOUT_S, Authority, Control
 from app.station.identity import renamed
 
-WIDTH_CHARS = 30
+WIDTH_CHARS = 42
 COLOURS = {"mine": "#3fb950", "other": "#d29922", "free": "#8b949e"}
 
 
@@ -194,3 +196,17 @@ class ControlBar(QWidget):
         box.finished.connect(lambda _: answer(box.clickedButton() is yes))
         QTimer.singleShot(int(REQUEST_TIMEOUT_S * 1000), box, box.reject)
         box.open()
+
+
+def add_control_bar(window: QMainWindow, station: Callable[[], Any],
+                    robot: Callable[[], str | None], say: Callable[[str], None],
+                    config_dir: Any) -> ControlBar:
+    """The control bar in a toolbar of its own at the window's top: the safety bar's banner
+    and E-STOP keep their room in the menu bar's corner at every width."""
+    bar = ControlBar(window, station, robot, say, config_dir)
+    toolbar = QToolBar("Control", window)
+    toolbar.setObjectName("control-toolbar")
+    toolbar.setMovable(False)
+    toolbar.addWidget(bar)
+    window.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
+    return bar

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from app import resources
 from app.layouts import DockRecord, Layout, LayoutError, parse_layout, read_layout
 from app.priority import lower_background
-from app.qt.control_bar import ControlBar
+from app.qt.control_bar import add_control_bar
 from app.qt.frame_clock import FrameClock
 from app.qt.help_menu import build_help_menu
 from app.qt.layout_files import check_window_bytes, safe_name
@@ -691,10 +691,10 @@ class MainWindow(QMainWindow):
         self.estop_action = self.safety_bar.estop_action
         self.release_estop_action = self.safety_bar.release_action
         self._estop_button = self.safety_bar.estop_button
-        self.control_bar = ControlBar(self, lambda: self.station, lambda: self.active_robot,
-                                      self.show_message, self.config_dir)
-        self.safety_bar.insertWidget(self.safety_bar.actions()[0], self.control_bar)
         self.menuBar().setCornerWidget(self.safety_bar, Qt.Corner.TopRightCorner)
+        self.control_bar = add_control_bar(self, lambda: self.station,
+                                           lambda: self.active_robot, self.show_message,
+                                           self.config_dir)
 
     def _choose_panel(self) -> None:
         classes = self.registry.classes()

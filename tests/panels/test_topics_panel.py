@@ -57,7 +57,7 @@ def test_topics_show_each_key_with_type_and_rate(make_main_window, fleet, qtbot)
     assert {key: row[TYPE] for key, row in shown.items()} == {k: catalogs[k] for k in shown}
     # the rate window fills within a few samples; the display must then match 10 Hz
     qtbot.waitUntil(lambda: abs(hz(cell(panel.view, MOTION, RATE)) - 10.0) <= 1.0,
-                    timeout=5_000)
+                    timeout=15_000)  # a loaded machine's rover may lag a few seconds
     assert panel.count.text() == f"{len(rows(panel.view))} topics"
 
 
