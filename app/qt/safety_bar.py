@@ -43,6 +43,7 @@ ESTOP_TOOLTIP = (f"Stop the active robot ({ESTOP_SHORTCUT}); with none chosen, e
                  "emergency stop: keep the robot's own hardwired e-stop within reach.")
 PLAYBACK_TOOLTIP = "Playback: nothing is sent to any robot, so there is nothing to stop"
 BANNER_WIDTH_CHARS = 46
+ITEM_ROOM, BAR_ROOM = 12, 20  # px: a toolbar item's spacing, and the bar's own margins
 ESTOPPED_WIDTH_CHARS = 24
 STATE_COLOURS = {Arming.ARMED: "#3fb950", Arming.DISARMED: "#8b949e",
                  Arming.STALE: "#d29922", Arming.ESTOP: "#f85149"}
@@ -155,6 +156,12 @@ class SafetyBar(QToolBar):
         button.setStyleSheet(ESTOP_STYLE)
         button.setFixedSize(estop_button_size(button))
         self.show_banner(Banner("DISARMED · no robot", STATE_COLOURS[Arming.DISARMED], ""))
+        # A toolbar's size hint counts only the items it has laid out, and the menu bar sizes
+        # its corner from that before they are: the E-STOP went to the overflow. Every item
+        # here has a fixed width, so the bar's is their sum.
+        items = [self.widgetForAction(action) for action in self.actions()]
+        self.setMinimumWidth(sum(max(w.minimumWidth(), w.sizeHint().width()) + ITEM_ROOM
+                                 for w in items if w is not None) + BAR_ROOM)
         app = QGuiApplication.instance()
         if isinstance(app, QGuiApplication):
             app.focusWindowChanged.connect(self._focus_moved)

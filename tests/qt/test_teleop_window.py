@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from app.qt.main_window import MainWindow
@@ -288,3 +288,16 @@ def test_a_frozen_window_stops_keyboard_driving_within_one_period(
     late_moving = [c for c in during if c.moving and c.sent > frozen_at + 2 * period]
     assert not late_moving  # one period of motion at most (plus one in flight)
     assert any(not c.moving for c in during)  # and the stops came while it was frozen
+
+
+@pytest.mark.parametrize("width", [1280, 1366, 1920])
+def test_the_e_stop_and_the_arming_banner_are_drawn_inside_the_window(
+        make_main_window: Any, qtbot: Any, width: int) -> None:
+    window = make_main_window(show=True)
+    window.resize(width, 760)
+    button, banner = window._estop_button, window.safety_bar.banner
+    qtbot.waitUntil(lambda: window.width() == width and button.isVisible()
+                    and banner.isVisible(), timeout=3_000)
+    for widget in (button, banner):
+        drawn = QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+        assert window.rect().contains(drawn), (width, widget.objectName(), drawn)
