@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
     QPushButton,
-    QToolBar,
     QToolButton,
     QWidget,
 )
@@ -43,7 +42,6 @@ ESTOP_TOOLTIP = (f"Stop the active robot ({ESTOP_SHORTCUT}); with none chosen, e
                  "emergency stop: keep the robot's own hardwired e-stop within reach.")
 PLAYBACK_TOOLTIP = "Playback: nothing is sent to any robot, so there is nothing to stop"
 BANNER_WIDTH_CHARS = 46
-ITEM_ROOM, BAR_ROOM = 12, 20  # px: a toolbar item's spacing, and the bar's own margins
 ESTOPPED_WIDTH_CHARS = 24
 STATE_COLOURS = {Arming.ARMED: "#3fb950", Arming.DISARMED: "#8b949e",
                  Arming.STALE: "#d29922", Arming.ESTOP: "#f85149"}
@@ -106,15 +104,15 @@ def operator_words(reason: str, device: str) -> str:
     return reason
 
 
-class SafetyBar(QToolBar):
-    """``engage`` and ``release`` are the window's (release asks to confirm)."""
+class SafetyBar(QWidget):
+    """``engage`` and ``release`` are the window's (release asks to confirm). A plain row,
+    not a toolbar: a toolbar in the menu bar's corner laid its fixed-width items over each
+    other and sent the E-STOP to its overflow."""
 
     def __init__(self, parent: QWidget, engage: Callable[[], None],
                  release: Callable[[], object], on_dialog: Callable[[bool], None]) -> None:
-        super().__init__("Safety", parent)
+        super().__init__(parent)
         self.setObjectName("safety-bar")
-        self.setMovable(False)
-        self.setFloatable(False)
         self._engage = engage
         self._on_dialog = on_dialog
         self._cause = StopCause()
@@ -126,13 +124,11 @@ class SafetyBar(QToolBar):
         self.banner.setObjectName("arming-banner")
         self.banner.setFixedWidth(self.banner.fontMetrics().averageCharWidth()
                                   * BANNER_WIDTH_CHARS)
-        self.addWidget(self.banner)
         self.estopped = ElidedLabel(min_chars=ESTOPPED_WIDTH_CHARS)
         self.estopped.setObjectName("estopped-robots")
         self.estopped.setFixedWidth(self.estopped.fontMetrics().averageCharWidth()
                                     * ESTOPPED_WIDTH_CHARS)
         self.estopped.setStyleSheet("color:#f85149;font-weight:bold;padding:0 6px;")
-        self.addWidget(self.estopped)
         self.estop_action = QAction(ESTOP_LABELS[0], self)
         self.estop_action.setShortcut(QKeySequence(ESTOP_SHORTCUT))
         self.estop_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
@@ -145,23 +141,21 @@ class SafetyBar(QToolBar):
                                        "anew)")
         self.release_action.triggered.connect(release)
         self.release_action.setEnabled(False)
-        self.addAction(self.release_action)
-        self.addAction(self.estop_action)
-        release_button = self.widgetForAction(self.release_action)
-        button = self.widgetForAction(self.estop_action)
-        assert isinstance(button, QToolButton) and isinstance(release_button, QToolButton)
+        release_button = QToolButton(self)
+        release_button.setDefaultAction(self.release_action)
+        release_button.setAutoRaise(True)
         release_button.setFixedWidth(release_button.sizeHint().width())
+        button = QToolButton(self)
+        button.setDefaultAction(self.estop_action)
         self.estop_button = button
         button.setObjectName("estop-button")
         button.setStyleSheet(ESTOP_STYLE)
         button.setFixedSize(estop_button_size(button))
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 4, 0)
+        for widget in (self.banner, self.estopped, release_button, button):
+            row.addWidget(widget)
         self.show_banner(Banner("DISARMED · no robot", STATE_COLOURS[Arming.DISARMED], ""))
-        # A toolbar's size hint counts only the items it has laid out, and the menu bar sizes
-        # its corner from that before they are: the E-STOP went to the overflow. Every item
-        # here has a fixed width, so the bar's is their sum.
-        items = [self.widgetForAction(action) for action in self.actions()]
-        self.setMinimumWidth(sum(max(w.minimumWidth(), w.sizeHint().width()) + ITEM_ROOM
-                                 for w in items if w is not None) + BAR_ROOM)
         app = QGuiApplication.instance()
         if isinstance(app, QGuiApplication):
             app.focusWindowChanged.connect(self._focus_moved)
