@@ -66,26 +66,17 @@ def depot(tmp_path: Path) -> Iterator[Depot]:
 
 
 @pytest.fixture
-def connect(depot: Depot) -> Iterator[Callable[[str], BusSession]]:
+def connect(depot: Depot, open_session: Callable[..., BusSession]
+            ) -> Callable[[str], BusSession]:
     """Opens a client session of the depot as ``user`` ("robot", or a station's user);
-    closes them all at teardown."""
-    sessions: list[BusSession] = []
-
+    closed at teardown (conftest's open_session)."""
     def open_(user: str) -> BusSession:
         if user == "robot":
-            config = depot.config("robot")
-        else:
-            config = depot.config("station", user, **{
-                STATION_USER: f'user: "{user}", password: "{user}-password"'})
-        session = BusSession(BusConfig(config_file=config))
-        sessions.append(session)
-        return session
+            return open_session(config_file=depot.config("robot"))
+        return open_session(config_file=depot.config("station", user, **{
+            STATION_USER: f'user: "{user}", password: "{user}-password"'}))
 
-    try:
-        yield open_
-    finally:
-        for session in reversed(sessions):
-            session.close()
+    return open_
 
 
 @pytest.fixture
