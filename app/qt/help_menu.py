@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app import resources
+from app.qt.safety_bar import SafetyBar
 
 # Beside the packages from source, and in the bundle's data folder (packaging's spec).
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,7 +102,7 @@ def _named_actions(window: QMainWindow) -> Iterator[tuple[QAction, str]]:
             yield action, " ▸ ".join(path)
 
     yield from walk(window.menuBar().actions(), [])
-    for bar in window.findChildren(QToolBar):
+    for bar in [*window.findChildren(SafetyBar), *window.findChildren(QToolBar)]:
         yield from walk(bar.actions(), [bar.windowTitle()])
     for action in window.findChildren(QAction):  # the window's own, as the E-STOP's key
         if action not in seen:

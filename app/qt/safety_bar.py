@@ -151,6 +151,8 @@ class SafetyBar(QWidget):
         button.setObjectName("estop-button")
         button.setStyleSheet(ESTOP_STYLE)
         button.setFixedSize(estop_button_size(button))
+        self.setWindowTitle("Safety")  # where the shortcuts list finds its actions
+        self.addActions([self.release_action, self.estop_action])
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 4, 0)
         for widget in (self.banner, self.estopped, release_button, button):
