@@ -8,7 +8,6 @@ own process) seen by the station as a client, one rover e-stopped, under Xvfb.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,17 +21,14 @@ SETTLE_MS = 15000  # robots announce, catalogs arrive, faults cycle
 ESTOPPED = "rover-2"
 
 
-def free_endpoint() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"tcp/127.0.0.1:{sock.getsockname()[1]}"
-
 
 def main() -> int:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 30
     output = Path(sys.argv[2]) if len(sys.argv) > 2 else OUTPUT
     os.environ.setdefault("FIELDSTATION_CONFIG_DIR", tempfile.mkdtemp(prefix="fs-shot-"))
-    endpoint = free_endpoint()
+    from app.station.connection import free_loopback_endpoint
+
+    endpoint = free_loopback_endpoint()
     sim = subprocess.Popen([sys.executable, "-m", "app.cli", "sim", "--fleet", str(count),
                             "--heavy", "0", "--listen", endpoint], cwd=REPO)
     try:

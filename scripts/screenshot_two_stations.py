@@ -8,7 +8,6 @@ watching it (its safety bar and robots panel say who holds it), under Xvfb.
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,15 +22,12 @@ SETTLE_MS = 12000
 ROBOT = "rover-1"
 
 
-def free_endpoint() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"tcp/127.0.0.1:{sock.getsockname()[1]}"
-
 
 def main() -> int:
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else OUTPUT
-    endpoint = free_endpoint()
+    from app.station.connection import free_loopback_endpoint
+
+    endpoint = free_loopback_endpoint()
     sim = subprocess.Popen([sys.executable, "-m", "app.cli", "sim", "--listen", endpoint],
                            cwd=REPO)
     try:
