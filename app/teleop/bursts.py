@@ -3,7 +3,8 @@
 A switch of robots happens on the GUI thread, which must not wait a period for the old
 robot's stops; a burst sent back to back is dropped together by one moment of congestion.
 :class:`StopBursts` takes a burst at once and sends its stops ``period / count`` apart (the
-first at once); bursts for several robots run side by side. :meth:`StopBursts.flush` waits
+first at once; after a late wake the next waits at least half that); bursts for several
+robots run side by side. :meth:`StopBursts.flush` waits
 until every burst asked for so far has been handed to zenoh (before a reconnect).
 """
 
@@ -80,11 +81,13 @@ class StopBursts:
                 self._send(due.adapter)
             except Exception:
                 log.exception("teleop stop failed")
+            sent = self._clock()
             with self._cond:
                 self._in_hand -= 1
                 due.left -= 1
                 if due.left > 0:
-                    due.at += due.gap_s
+                    # a late wake keeps the schedule but never sends the next at its heels
+                    due.at = max(due.at + due.gap_s, sent + due.gap_s / 2)
                     heapq.heappush(self._due, due)
                 self._cond.notify_all()
 
