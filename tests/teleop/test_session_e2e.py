@@ -244,8 +244,8 @@ def test_the_humanoid_walks_and_its_hand_closes_from_the_triggers(free_endpoint:
         # Its hand's state is not reported as percentages: the triggers move it only once a
         # preset has set a target (d-pad up: open).
         assert session.status().teleop.hand_note
-        pad.press("dpup")
-        wait_for(lambda: session.status().teleop.hand is not None, 2.0)
+        pad.press("dpup")  # held: a preset applies while driving (a late tick may latch)
+        wait_held(session, pad, lambda: session.status().teleop.hand is not None, 3.0)
         pad.release("dpup")
         pad.set_axis("righttrigger", 1.0)  # close the hand...
         time.sleep(0.5)
