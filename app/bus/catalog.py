@@ -28,6 +28,9 @@ class TopicInfo:
     # The frame of a topic whose type carries none (isaac clouds, detections, images; bow
     # samples); "" when the type names its own frame, or unknown (then: base_link).
     frame_id: str = ""
+    # Said once and kept for late joiners (a ROS 2 transient-local topic, e.g. /tf_static):
+    # heard only while wanted, so each new listener asks for what was said. Not on the wire.
+    latched: bool = False
 
 
 @dataclass

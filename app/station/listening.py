@@ -2,7 +2,8 @@
 
 Every robot's small keys are heard (presence, vitals, status, poses: a robot whose catalog
 lists nothing heavy is heard whole, on ``<root>/<robotId>/**``). A heavy topic — images,
-video, point clouds, grids, audio, tensors — is heard only while a consumer wants it. A robot
+video, point clouds, grids, audio, tensors — is heard only while a consumer wants it, and so
+is a latched one (a ROS 2 robot's /tf_static: a new listener gets its history). A robot
 whose catalog is not known yet is heard whole, as the contract says an app learns the topics
 of a robot without a catalog; so is a robot that serves none (its catalog learnt by listening
 for a moment may miss a slow key, a fault repeated every few seconds, which would then never
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.bus.catalog import Catalog
+from app.bus.catalog import Catalog, TopicInfo
 from app.bus.keys import key_includes, key_matches, robot_of
 from app.station.interests import Stream
 
@@ -70,17 +71,17 @@ def listening_plan(root: str, catalogs: Mapping[str, Catalog | None],
         if catalog is None or catalog.discovered or _wants_whole(wanted, whole):
             whole_ids.append(robot_id)
             continue
-        heavy = [t for t in catalog.topics if is_heavy(t.type)]
-        if not heavy:
+        if not any(_when_wanted(t) for t in catalog.topics):
             whole_ids.append(robot_id)
             continue
         split_ids.append(robot_id)
         for topic in catalog.topics:
-            if not is_heavy(topic.type):
+            if not _when_wanted(topic):
                 exprs.add(topic.key)
             elif wanted.wants(topic.key, topic.type):
                 exprs.add(topic.key)
-                heavy_heard.add(topic.key)
+                if is_heavy(topic.type):
+                    heavy_heard.add(topic.key)
             else:
                 unheard.add(topic.key)
         exprs.update(c.key for c in catalog.commands if wanted.wants(c.key, c.type))
@@ -91,6 +92,11 @@ def listening_plan(root: str, catalogs: Mapping[str, Catalog | None],
                  and not any(key_matches(c, k) for c in covering))
     exprs.update(s.key_expr for s in wanted.streams if not _names_robots(s.key_expr, root))
     return Listening(frozenset(exprs), frozenset(unheard - exprs), frozenset(heavy_heard))
+
+
+def _when_wanted(topic: TopicInfo) -> bool:
+    """Heavy topics, and latched ones (each new listener must ask for their history)."""
+    return is_heavy(topic.type) or topic.latched
 
 
 def _covering(root: str, whole_ids: list[str], split_ids: list[str]) -> set[str]:

@@ -29,6 +29,7 @@ from app.bus.stats import TopicStats
 from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
+from app.ros2.source import RosSource
 from app.station.authority import Authority
 from app.station.commands import Commander
 from app.station.feeds import Consumer, FeedHub
@@ -80,6 +81,7 @@ class Station:
         self._lock = threading.Lock()
         self._traffic: Subscription | LogTraffic | None = None
         self._presence: PresenceTracker | None = None
+        self._ros2: RosSource | None = None  # the ROS 2 robots of the session's graph
         self._link_check: LinkCheck | None = None  # why a retrying session has no link
         self._pending: tuple[BusConfig, bool] | LogReader | None = (config, simulation)
         self._wake = threading.Event()
@@ -221,6 +223,7 @@ class Station:
             elif pending is not None:
                 self._guarded("opening the session", functools.partial(self._open, pending))
             if self.bus is not None:
+                self._guarded("ROS 2 graph", self._update_ros2)
                 self._guarded("listening", self._update_listening)
                 self._guarded("connection state", self._update_connection)
                 self._guarded("catalogs", self._fetch_catalogs)
@@ -259,6 +262,8 @@ class Station:
         self._listening_changed()
         self._presence = PresenceTracker(
             bus, self.root, on_change=functools.partial(self._on_live_presence, bus))
+        self._ros2 = RosSource(bus, self.root, functools.partial(self._on_live_presence, bus),
+                               self._on_catalog, self._count_error, self._wake.set)
 
     def _open_log(self, reader: LogReader) -> None:
         from app.record.player import LogPlayer
@@ -289,10 +294,13 @@ class Station:
         bus, self.bus = self.bus, None
         player, self.player = self.player, None
         traffic, self._traffic, self._presence = self._traffic, None, None
+        ros2, self._ros2 = self._ros2, None
         self._unheard = frozenset()
         self.authority.detach()  # this station's claims end with the session
         if isinstance(traffic, Subscription):
             traffic.close()  # its drain's thread too
+        if ros2 is not None:
+            ros2.close()
         if bus is not None:
             bus.close()
         if player is not None:
@@ -329,6 +337,10 @@ class Station:
         plan = listening_plan(self.root, catalogs, self.feeds.wanted())
         traffic.listen(plan.exprs, prompt=plan.heavy)
         self._unheard = plan.unheard
+
+    def _update_ros2(self) -> None:
+        if self._ros2 is not None:
+            self._ros2.update()
 
     def _update_playback(self) -> None:
         with self._lock:

@@ -1,0 +1,82 @@
+"""CDR payloads -> ROS 2 messages, through ``rosbags``' type store, with our limits.
+
+Every failure is one of the codec's typed errors, counted on its topic like a bad Cap'n Proto
+sample: a payload over its type's size limit (the limit of the foxglove struct it becomes,
+else the default), a bad encapsulation header, a truncated payload or a sequence longer than
+it, a type the store does not know, and a type hash that is not the one the name has.
+Big primitive arrays (a cloud's or an image's ``data``) are numpy views of the payload.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any
+
+from app.codec.errors import DecodeError, MalformedMessage, OversizedMessage, UnknownType
+from app.codec.limits import DEFAULT, limits_for
+from app.ros2.translate import TRANSLATIONS
+
+# CDR encapsulation identifiers (OMG DDS-XTypes 7.6.3.1.2): plain CDR, big or little endian.
+CDR_HEADERS = (b"\x00\x00", b"\x00\x01")
+
+
+class TypeHashMismatch(DecodeError):
+    """A sample or token names a type whose hash is not the one that name has here."""
+
+    kind = "type hash"
+
+
+class RosTypes:
+    """The standard ROS 2 message definitions (Jazzy), and any a bag or robot adds."""
+
+    def __init__(self) -> None:
+        from rosbags.typesys import Stores, get_typestore  # loaded with the first ROS robot
+
+        self._store = get_typestore(Stores.ROS2_JAZZY)
+        self._lock = threading.Lock()
+
+    def knows(self, type_name: str) -> bool:
+        return type_name in self._store.types
+
+    def add(self, definitions: dict[str, Any]) -> None:
+        """Adds message definitions (``rosbags.typesys`` ``get_types_from_msg`` output)."""
+        with self._lock:
+            self._store.register(definitions)
+            self.hash_of.cache_clear()
+
+    @functools.lru_cache(maxsize=1024)  # noqa: B019 -- one store per station, kept for its life
+    def hash_of(self, type_name: str) -> str:
+        """The RIHS01 hash of a known type, as rmw_zenoh's keys and tokens carry it."""
+        return str(self._store.hash_rihs01(type_name))
+
+    def check_hash(self, type_name: str, type_hash: str) -> None:
+        if not self.knows(type_name):
+            raise UnknownType(f"no ROS 2 definition of {type_name}")
+        if type_hash and type_hash != self.hash_of(type_name):
+            raise TypeHashMismatch(f"{type_name} is {self.hash_of(type_name)}, "
+                                   f"the sample says {type_hash}")
+
+    def decode(self, type_name: str, payload: bytes | memoryview) -> Any:
+        """The message; its arrays of numbers may be views of ``payload`` (keep it)."""
+        from rosbags.serde import SerdeError
+
+        translation = TRANSLATIONS.get(type_name)
+        limit = limits_for(translation.type_name) if translation else DEFAULT
+        if len(payload) > limit.max_bytes:
+            raise OversizedMessage(f"{len(payload)} bytes, limit {limit.max_bytes}")
+        if bytes(payload[:2]) not in CDR_HEADERS:
+            raise MalformedMessage(f"not a CDR encapsulation header: {bytes(payload[:4]).hex()}")
+        if not self.knows(type_name):
+            raise UnknownType(f"no ROS 2 definition of {type_name}")
+        try:
+            return self._store.deserialize_cdr(payload, type_name)
+        except (SerdeError, ValueError, IndexError, UnicodeDecodeError) as exc:
+            raise MalformedMessage(f"{type_name}: {str(exc).splitlines()[0]}") from None
+
+    def encode(self, type_name: str, message: Any) -> bytes:
+        return bytes(self._store.serialize_cdr(message, type_name))
+
+    def message(self, type_name: str, **fields: Any) -> Any:
+        """A new message of ``type_name`` (its class from the store)."""
+        return self._store.types[type_name](**fields)

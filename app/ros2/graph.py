@@ -1,0 +1,119 @@
+"""The ROS 2 graph as rmw_zenoh's liveliness tokens tell it, and the robots on it.
+
+Pure: :class:`RosGraph` takes tokens as they come and go (``app.ros2.rmw_keys`` parses
+them) and answers what the station shows. A robot on a ROS 2 graph is a namespace: the first
+segment of its nodes' namespace (``/rover_1/lidar`` is robot ``rover_1``), as multi-robot
+ROS 2 setups (Nav2's, Gazebo's) name each robot. Nodes in the root namespace make one robot
+per domain, ``ros2-domain-<id>``: a single robot on its own ROS_DOMAIN_ID, as most run.
+schemas/README.md ("ROS 2 robots") states this for robot teams.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from app.ros2.rmw_keys import Entity, EntityKind
+
+ROOT_ROBOT = "ros2-domain-{domain}"
+# ROS 2 names: letters, digits, '_' (design article "Topic and Service name mapping")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class RosTopic:
+    """A topic of a robot, as the graph has it: who publishes or subscribes and how."""
+
+    robot_id: str
+    domain: int
+    name: str  # fully qualified, /rover_1/scan
+    type_name: str  # sensor_msgs/msg/LaserScan
+    type_hash: str  # RIHS01_...
+    local: str  # the name under the robot's namespace: scan (or the full name, outside it)
+    transient_local: bool = False
+
+
+@dataclass(frozen=True)
+class RosRobot:
+    robot_id: str
+    domain: int
+    namespace: str  # "/rover_1", or "" for a domain's root-namespace robot
+    nodes: tuple[str, ...]  # fully qualified node names
+    publishers: tuple[RosTopic, ...]
+    subscriptions: tuple[RosTopic, ...]
+
+
+def robot_of(entity: Entity) -> tuple[str, str]:
+    """(robot id, its namespace) of a graph entity."""
+    first = entity.namespace.strip("/").split("/", 1)[0]
+    if first and _NAME.match(first):
+        return first, f"/{first}"
+    return ROOT_ROBOT.format(domain=entity.domain), ""
+
+
+def local_name(topic: str, namespace: str) -> str:
+    """A topic's name under the robot's namespace (``/rover_1/scan`` -> ``scan``)."""
+    if namespace and topic.startswith(namespace + "/"):
+        return topic[len(namespace) + 1 :]
+    return topic.lstrip("/")
+
+
+class RosGraph:
+    """Every token alive; thread-safe (tokens arrive on zenoh's threads)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._alive: dict[str, Entity] = {}
+        self.version = 0  # changes whenever the graph does
+
+    def put(self, key: str, entity: Entity) -> None:
+        with self._lock:
+            self._alive[key] = entity
+            self.version += 1
+
+    def delete(self, key: str) -> None:
+        with self._lock:
+            if self._alive.pop(key, None) is not None:
+                self.version += 1
+
+    def clear(self) -> None:
+        with self._lock:
+            self._alive.clear()
+            self.version += 1
+
+    def entities(self) -> list[Entity]:
+        with self._lock:
+            return list(self._alive.values())
+
+    def robots(self) -> dict[str, RosRobot]:
+        """Each robot with a node alive, by id."""
+        return robots_of(self.entities())
+
+
+def robots_of(entities: Iterable[Entity]) -> dict[str, RosRobot]:
+    nodes: dict[str, set[str]] = {}
+    domains: dict[str, tuple[int, str]] = {}
+    publishers: dict[str, dict[str, RosTopic]] = {}
+    subscriptions: dict[str, dict[str, RosTopic]] = {}
+    for entity in entities:
+        robot_id, namespace = robot_of(entity)
+        domains.setdefault(robot_id, (entity.domain, namespace))
+        node = f"{entity.namespace.rstrip('/')}/{entity.node_name}"
+        nodes.setdefault(robot_id, set()).add(node)
+        if entity.kind not in (EntityKind.PUBLISHER, EntityKind.SUBSCRIPTION) or \
+                not entity.topic:
+            continue
+        topic = RosTopic(robot_id, entity.domain, entity.topic, entity.type_name,
+                         entity.type_hash, local_name(entity.topic, namespace),
+                         entity.qos.transient_local if entity.qos else False)
+        side = publishers if entity.kind is EntityKind.PUBLISHER else subscriptions
+        side.setdefault(robot_id, {})[entity.topic] = topic
+    return {
+        robot_id: RosRobot(
+            robot_id, domain, namespace, tuple(sorted(nodes[robot_id])),
+            tuple(sorted(publishers.get(robot_id, {}).values(), key=lambda t: t.name)),
+            tuple(sorted(subscriptions.get(robot_id, {}).values(), key=lambda t: t.name)))
+        for robot_id, (domain, namespace) in domains.items()
+    }

@@ -1,0 +1,145 @@
+"""ROS 2 robots on rmw_zenoh, in the station as robots of its own.
+
+:class:`RosSource` follows the ROS graph on the station's session (rmw_zenoh's liveliness
+tokens), tells the station each ROS 2 robot's presence and a catalog made from the graph,
+and keeps an :class:`~app.ros2.streams.InboundStream` for each topic it can show. Its
+:meth:`RosSource.update` runs on the station's worker thread; zenoh's callbacks only note
+what changed and wake it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import zenoh
+
+from app.bus.catalog import Catalog, TopicInfo
+from app.bus.keys import check_key_expr, command_key, robot_key
+from app.bus.presence import RobotPresence
+from app.bus.session import BusSession
+from app.codec.errors import DecodeError, MalformedMessage
+from app.ros2.cdr import RosTypes
+from app.ros2.graph import RosGraph, RosRobot, RosTopic
+from app.ros2.rmw_keys import ADMIN_SPACE, MalformedToken, parse_token
+from app.ros2.streams import InboundStream
+from app.ros2.translate import Translation, translation_for
+
+GRAPH_KEY = f"{ADMIN_SPACE}/**"
+MODEL = "ROS 2 (rmw_zenoh)"
+FLEET_COMMAND = "fleet.Command"
+# The velocity input a ROS 2 robot drives from (Nav2, teleop_twist_joy, twist_mux), under
+# its namespace
+VELOCITY_TOPIC = "cmd_vel"
+VELOCITY_TYPES = ("geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped")
+
+
+def shown(robot: RosRobot) -> list[tuple[RosTopic, Translation]]:
+    """The robot's topics the station can show, each with its translation."""
+    return [(topic, translation) for topic in robot.publishers
+            if (translation := translation_for(topic.type_name, topic.name)) is not None]
+
+
+def fleet_key(root: str, topic: RosTopic, translation: Translation) -> str:
+    """Where a topic's translation goes: ``/rover_1/scan`` -> ``fleet/rover_1/scan``, a
+    battery to ``fleet/rover_1/uplink/battery`` (a robot of ours says it there)."""
+    return check_key_expr(f"{robot_key(topic.robot_id, root)}/{translation.key or topic.local}")
+
+
+def velocity_input(robot: RosRobot, name: str = VELOCITY_TOPIC) -> RosTopic | None:
+    """The robot's subscription teleop drives: ``<namespace>/cmd_vel`` of a Twist type."""
+    return next((t for t in robot.subscriptions
+                 if t.local == name and t.type_name in VELOCITY_TYPES), None)
+
+
+def catalog_of(robot: RosRobot, root: str) -> Catalog:
+    """What the station knows a robot of ours by, made from its graph: the topics it can
+    show, and fleet ``Command.teleop`` when the robot has a velocity input."""
+    topics = [TopicInfo(fleet_key(root, topic, translation), translation.type_name,
+                        latched=topic.transient_local)
+              for topic, translation in shown(robot)]
+    commands = [TopicInfo(command_key(robot.robot_id, "teleop", root), FLEET_COMMAND)] \
+        if velocity_input(robot) is not None else []
+    return Catalog(robot.robot_id, name=robot.robot_id, model=MODEL, families=["ros2"],
+                   topics=topics, commands=commands)
+
+
+class RosSource:
+    def __init__(self, bus: BusSession, root: str,
+                 on_presence: Callable[[RobotPresence], None],
+                 on_catalog: Callable[[str, Catalog], None],
+                 count_error: Callable[[str, DecodeError], None],
+                 wake: Callable[[], None], types: RosTypes | None = None) -> None:
+        self.graph = RosGraph()
+        self._bus = bus
+        self._root = root
+        self._on_presence = on_presence
+        self._on_catalog = on_catalog
+        self._count_error = count_error
+        self._wake = wake
+        self._types = types
+        self._seen_version = -1
+        self._robots: dict[str, RosRobot] = {}
+        self._catalogs: dict[str, Catalog] = {}
+        self._streams: dict[str, InboundStream] = {}
+        self._tokens = bus.declare_liveliness_subscriber(GRAPH_KEY, self._on_token)
+
+    def robots(self) -> dict[str, RosRobot]:
+        return dict(self._robots)
+
+    def update(self) -> None:
+        """Robots and their catalogs as the graph has them now; each topic heard as wanted."""
+        version = self.graph.version
+        if version != self._seen_version:
+            self._seen_version = version
+            self._follow(self.graph.robots())
+        for stream in list(self._streams.values()):
+            stream.update()
+
+    def close(self) -> None:
+        for stream in self._streams.values():
+            stream.close()
+        self._streams = {}
+        self._bus.release(self._tokens)
+
+    def _on_token(self, sample: Any) -> None:
+        key = str(sample.key_expr)
+        if sample.kind == zenoh.SampleKind.DELETE:
+            self.graph.delete(key)
+        else:
+            try:
+                self.graph.put(key, parse_token(key))
+            except MalformedToken as exc:
+                self._count_error(ADMIN_SPACE, MalformedMessage(str(exc)))
+                return
+        self._wake()
+
+    def _follow(self, robots: dict[str, RosRobot]) -> None:
+        now = time.monotonic()
+        gone, came = self._robots.keys() - robots.keys(), robots.keys() - self._robots.keys()
+        self._robots = robots
+        for robot_id in sorted(gone):
+            self._catalogs.pop(robot_id, None)
+            self._on_presence(RobotPresence(robot_id, False, now))
+        for robot_id, robot in sorted(robots.items()):
+            if robot_id in came:
+                self._on_presence(RobotPresence(robot_id, True, now))
+            catalog = catalog_of(robot, self._root)
+            if catalog != self._catalogs.get(robot_id):
+                self._catalogs[robot_id] = catalog
+                self._on_catalog(robot_id, catalog)
+        self._keep_streams(robots)
+
+    def _keep_streams(self, robots: dict[str, RosRobot]) -> None:
+        wanted = {fleet_key(self._root, topic, translation): (topic, translation)
+                  for robot in robots.values() for topic, translation in shown(robot)}
+        for key in [k for k, s in self._streams.items() if wanted.get(k, ())[:1] != (s.topic,)]:
+            self._streams.pop(key).close()
+        if self._types is None and wanted:
+            self._types = RosTypes()
+        for key, (topic, translation) in wanted.items():
+            if key not in self._streams:
+                assert self._types is not None
+                self._streams[key] = InboundStream(self._bus, key, topic, translation,
+                                                   self._types, self._count_error, self._wake)

@@ -1,0 +1,113 @@
+"""A ROS 2 robot on rmw_zenoh (another process, rosbags' CDR) in the station, with no bridge:
+it is a robot, its topics are the station's, its bad samples are counted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from app.bus.config import BusConfig
+from app.convert.registry import get_converter
+from app.station.interests import Stream
+from app.station.station import Station
+from tests.bus.helpers import wait_for
+from tests.ros2_robot import Ros2RobotProcess
+
+ROBOT = "rover_1"
+SCAN = f"fleet/{ROBOT}/scan"
+
+
+@pytest.fixture
+def robot(free_endpoint: str) -> Iterator[Ros2RobotProcess]:
+    with Ros2RobotProcess(free_endpoint, ROBOT) as robot:
+        yield robot
+
+
+@pytest.fixture
+def station(robot: Ros2RobotProcess, free_endpoint: str) -> Iterator[Station]:
+    station = Station(BusConfig(mode="peer", connect=[free_endpoint]))
+    try:
+        yield station
+    finally:
+        station.close()
+
+
+def test_the_ros2_robot_is_a_robot_of_the_station_with_its_topics(station: Station) -> None:
+    expected = {
+        SCAN: "foxglove.LaserScan",
+        f"fleet/{ROBOT}/points": "foxglove.PointCloud",
+        f"fleet/{ROBOT}/odom": "foxglove.PoseInFrame",
+        f"fleet/{ROBOT}/tf": "foxglove.FrameTransforms",
+        f"fleet/{ROBOT}/tf_static": "foxglove.FrameTransforms",
+        f"fleet/{ROBOT}/camera/image_raw/compressed": "foxglove.CompressedImage",
+        f"fleet/{ROBOT}/uplink/battery": "fleet.Uplink",
+        f"fleet/{ROBOT}/uplink/fault": "fleet.Uplink",
+    }
+
+    def shown() -> dict[str, str]:
+        info = station.robot(ROBOT)
+        if info is None or not info.online or info.catalog is None:
+            return {}
+        return {t.key: t.type for t in info.catalog.topics}
+
+    wait_for(lambda: shown() == expected, 15, why=shown)  # the graph's tokens come one by one
+    info = station.robot(ROBOT)
+    assert info is not None and info.catalog is not None
+    assert info.catalog.model == "ROS 2 (rmw_zenoh)"
+    wait_for(lambda: [c.key for c in station.robot(ROBOT).catalog.commands]
+             == [f"fleet/{ROBOT}/command/teleop"], 5)  # its cmd_vel: teleop drives it
+    # its small topics are heard at once, as a robot of ours; its data keeps it fresh
+    wait_for(lambda: SCAN in station.topics() and station.topics()[SCAN].rate_hz() > 5, 10)
+    wait_for(lambda: (r := station.robot(ROBOT)) is not None and r.last_data is not None, 5)
+
+
+def test_a_ros2_scan_reaches_a_consumer_as_points_a_wall_ahead(station: Station) -> None:
+    got = []
+    consumer = station.consumer("test", on_sample=got.append)
+    try:
+        consumer.want({Stream(SCAN, "foxglove.LaserScan")})
+        wait_for(lambda: got, 15)
+        decoded = got[-1].message()
+        cloud = get_converter("foxglove.laser_scan")(decoded)
+        assert cloud.frame_id == "laser"
+        ahead = cloud.xyz[abs(cloud.xyz[:, 1]) < 0.1]
+        assert len(ahead) and abs(ahead[:, 0].mean() - 3.0) < 0.05
+    finally:
+        consumer.close()
+
+
+def test_the_static_transform_comes_to_a_late_listener(station: Station) -> None:
+    got = []
+    wait_for(lambda: (r := station.robot(ROBOT)) is not None and r.catalog is not None, 15)
+    consumer = station.consumer("test", on_sample=got.append)
+    try:  # asked for long after the robot published it, once
+        consumer.want({Stream(f"fleet/{ROBOT}/tf_static", "foxglove.FrameTransforms")})
+        wait_for(lambda: got, 10)
+        transforms = get_converter("foxglove.frame_transforms")(
+            got[-1].message())
+        assert [(t.parent, t.child) for t in transforms.transforms] == [("base_link", "laser")]
+    finally:
+        consumer.close()
+
+
+def test_a_robot_that_goes_is_offline(robot: Ros2RobotProcess, station: Station) -> None:
+    wait_for(lambda: (r := station.robot(ROBOT)) is not None and r.online, 15)
+    robot.kill()
+    wait_for(lambda: not station.robot(ROBOT).online, 15)
+
+
+def test_bad_samples_and_tokens_are_counted_on_their_topic(free_endpoint: str) -> None:
+    with Ros2RobotProcess(free_endpoint, ROBOT, bad=True):
+        station = Station(BusConfig(mode="peer", connect=[free_endpoint]))
+        try:
+            def errors() -> dict[str, int]:
+                stats = station.topics().get(SCAN)
+                return dict(stats.errors) if stats is not None else {}
+
+            wait_for(lambda: {"malformed", "type hash"} <= errors().keys(), 15, why=errors)
+            wait_for(lambda: station.topics()[SCAN].rate_hz() > 5, 5)  # the good ones come
+            wait_for(lambda: "@ros2_lv" in station.topics(), 5)
+            assert station.topics()["@ros2_lv"].errors["malformed"] >= 1
+        finally:
+            station.close()

@@ -1,0 +1,364 @@
+"""A ROS 2 robot on rmw_zenoh, written from rmw_zenoh's design document and source alone (not
+from ``app.ros2``): plain zenoh, messages serialised by ``rosbags``. It plays what a robot
+started with ``RMW_IMPLEMENTATION=rmw_zenoh_cpp`` puts on the wire.
+
+    python -m tests.ros2_robot --listen tcp/127.0.0.1:PORT [--namespace rover_1] [--domain 0]
+    python -m tests.ros2_robot --connect tcp/127.0.0.1:PORT ...
+
+Node ``/<namespace>/base`` publishes ``scan`` (LaserScan, a wall 3 m ahead, 10 Hz),
+``points`` (PointCloud2, 2000 points, 2 Hz), ``odom`` (Odometry, 20 Hz) with ``tf``,
+``tf_static`` (transient local, once), ``camera/image_raw/compressed`` (CompressedImage,
+JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz) and ``diagnostics`` (DiagnosticArray, 1 Hz),
+and subscribes to ``cmd_vel`` (Twist): the base drives at the commanded velocity, and stops
+by itself 0.5 s after the last command (what twist_mux's timeout does on a real robot).
+``--bad`` also publishes, on ``scan``, a truncated sample, one with a wrong encapsulation
+header and one with the wrong type hash, every second, and declares a malformed token. It
+prints ``ready`` once its tokens are declared, then each Twist heard as
+``twist <linear.x> <angular.z>``; it runs until its stdin closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import zenoh
+import zenoh.ext
+
+DOMAIN = 0
+STOP_AFTER_S = 0.5  # no cmd_vel for this long: the base stops
+# rmw_zenoh's QoS key chunk: reliability:durability:history,depth:deadline:lifespan:liveliness
+# (liveliness_utils.cpp qos_to_keyexpr; a field equal to rmw_zenoh's default is left empty)
+QOS_DEPTH_10 = "::,10:,:,:,,"
+QOS_TRANSIENT_LOCAL = ":1:,1:,:,:,,"
+# (topic under the namespace, ROS type, rate Hz)
+PUBLISHED = (
+    ("scan", "sensor_msgs/msg/LaserScan", 10.0),
+    ("points", "sensor_msgs/msg/PointCloud2", 2.0),
+    ("odom", "nav_msgs/msg/Odometry", 20.0),
+    ("tf", "tf2_msgs/msg/TFMessage", 20.0),
+    ("camera/image_raw/compressed", "sensor_msgs/msg/CompressedImage", 5.0),
+    ("battery", "sensor_msgs/msg/BatteryState", 1.0),
+    ("diagnostics", "diagnostic_msgs/msg/DiagnosticArray", 1.0),
+)
+BATTERY_PCT = 64.0
+
+
+def dds_type(ros_type: str) -> str:
+    package, kind, name = ros_type.split("/")
+    return f"{package}::{kind}::dds_::{name}_"
+
+
+def mangle(name: str) -> str:
+    return name.replace("/", "%")
+
+
+class Ros2Robot:
+    def __init__(self, session: zenoh.Session, namespace: str, domain: int, bad: bool) -> None:
+        from rosbags.typesys import Stores, get_typestore
+
+        self.store = get_typestore(Stores.ROS2_JAZZY)
+        self.session = session
+        self.namespace = f"/{namespace}"
+        self.domain = domain
+        self.bad = bad
+        self.zid = str(session.info.zid())
+        self.x = self.y = self.yaw = 0.0
+        self.velocity = (0.0, 0.0)
+        self.commanded_at = -math.inf
+        self.lock = threading.Lock()
+        self.tokens: list[Any] = []
+        self.seq: dict[str, int] = {}
+        self.gid = os.urandom(16)
+        self._entity = 0
+        self.token("NN", "")
+        self.publishers = {topic: self.declare(topic, ros_type, QOS_DEPTH_10)
+                           for topic, ros_type, _ in PUBLISHED}
+        self.static = self.declare("tf_static", "tf2_msgs/msg/TFMessage", QOS_TRANSIENT_LOCAL)
+        self.cmd_key = self.data_key("cmd_vel", "geometry_msgs/msg/Twist")
+        self.token("MS", f"{mangle(self.namespace + '/cmd_vel')}/"
+                   f"{dds_type('geometry_msgs/msg/Twist')}/"
+                   f"{self.store.hash_rihs01('geometry_msgs/msg/Twist')}/{QOS_DEPTH_10}")
+        self.cmd_sub = session.declare_subscriber(self.cmd_key, self.on_twist)
+        if bad:
+            self.tokens.append(session.liveliness().declare_token(
+                f"@ros2_lv/{domain}/{self.zid}/0/99/MP/%/nonsense"))
+
+    def data_key(self, topic: str, ros_type: str) -> str:
+        """rmw_zenoh's key of a topic: <domain>/<fully qualified name>/<dds type>/<RIHS01>"""
+        name = f"{self.namespace}/{topic}".lstrip("/")
+        return f"{self.domain}/{name}/{dds_type(ros_type)}/{self.store.hash_rihs01(ros_type)}"
+
+    def token(self, kind: str, tail: str) -> None:
+        if kind != "NN":
+            self._entity += 1
+        entity = 0 if kind == "NN" else self._entity
+        key = (f"@ros2_lv/{self.domain}/{self.zid}/0/{entity}/{kind}/%/"
+               f"{mangle(self.namespace)}/base")
+        self.tokens.append(self.session.liveliness().declare_token(
+            f"{key}/{tail}" if tail else key))
+
+    def declare(self, topic: str, ros_type: str, qos: str) -> Any:
+        key = self.data_key(topic, ros_type)
+        self.token("MP", f"{mangle(self.namespace + '/' + topic)}/{dds_type(ros_type)}/"
+                   f"{self.store.hash_rihs01(ros_type)}/{qos}")
+        if qos == QOS_TRANSIENT_LOCAL:  # rmw_publisher_data.cpp: an AdvancedPublisher, cached
+            return zenoh.ext.declare_advanced_publisher(
+                self.session, key, cache=zenoh.ext.CacheConfig(1), publisher_detection=True)
+        return self.session.declare_publisher(key)
+
+    def attachment(self, topic: str) -> bytes:
+        """attachment_helpers.cpp: sequence number, source timestamp (int64 LE), the GID."""
+        self.seq[topic] = self.seq.get(topic, 0) + 1
+        return struct.pack("<qqB16s", self.seq[topic], time.time_ns(), 16, self.gid)
+
+    def put(self, topic: str, ros_type: str, message: Any, publisher: Any = None) -> None:
+        payload = bytes(self.store.serialize_cdr(message, ros_type))
+        (publisher or self.publishers[topic]).put(payload, attachment=self.attachment(topic))
+
+    def on_twist(self, sample: zenoh.Sample) -> None:
+        twist = self.store.deserialize_cdr(sample.payload.to_bytes(), "geometry_msgs/msg/Twist")
+        with self.lock:
+            self.velocity = (twist.linear.x, twist.angular.z)
+            self.commanded_at = time.monotonic()
+        print(f"twist {twist.linear.x} {twist.angular.z}", flush=True)
+
+    # -- messages --------------------------------------------------------------------------
+    def new(self, ros_type: str, **fields: Any) -> Any:
+        return self.store.types[ros_type](**fields)
+
+    def header(self, frame: str) -> Any:
+        now = time.time_ns()
+        stamp = self.new("builtin_interfaces/msg/Time", sec=now // 10**9, nanosec=now % 10**9)
+        return self.new("std_msgs/msg/Header", stamp=stamp, frame_id=frame)
+
+    def vector(self, x: float = 0.0, y: float = 0.0, z: float = 0.0) -> Any:
+        return self.new("geometry_msgs/msg/Vector3", x=x, y=y, z=z)
+
+    def quaternion(self, yaw: float) -> Any:
+        return self.new("geometry_msgs/msg/Quaternion", x=0.0, y=0.0, z=math.sin(yaw / 2),
+                        w=math.cos(yaw / 2))
+
+    def transform(self, parent: str, child: str, x: float, y: float, yaw: float) -> Any:
+        return self.new("geometry_msgs/msg/TransformStamped", header=self.header(parent),
+                        child_frame_id=child, transform=self.new(
+                            "geometry_msgs/msg/Transform", translation=self.vector(x, y),
+                            rotation=self.quaternion(yaw)))
+
+    def scan(self) -> Any:
+        angles = np.linspace(-math.pi / 2, math.pi / 2, 181)
+        ranges = (3.0 / np.maximum(np.cos(angles), 0.2)).astype(np.float32)
+        return self.new("sensor_msgs/msg/LaserScan", header=self.header("laser"),
+                        angle_min=-math.pi / 2, angle_max=math.pi / 2,
+                        angle_increment=math.pi / 180, time_increment=0.0, scan_time=0.1,
+                        range_min=0.1, range_max=10.0, ranges=ranges,
+                        intensities=np.zeros(0, np.float32))
+
+    def points(self) -> Any:
+        count = 2000
+        xyz = np.zeros((count, 3), np.float32)
+        xyz[:, 0] = 4.0
+        xyz[:, 1] = np.linspace(-2, 2, count)
+        xyz[:, 2] = np.tile(np.linspace(0, 1.5, 20), count // 20)
+        field = self.store.types["sensor_msgs/msg/PointField"]
+        return self.new("sensor_msgs/msg/PointCloud2", header=self.header("base_link"),
+                        height=1, width=count,
+                        fields=[field(name=n, offset=4 * i, datatype=7, count=1)
+                                for i, n in enumerate("xyz")],
+                        is_bigendian=False, point_step=12, row_step=12 * count,
+                        data=xyz.view(np.uint8).reshape(-1), is_dense=True)
+
+    def odometry(self) -> Any:
+        with self.lock:
+            x, y, yaw = self.x, self.y, self.yaw
+            linear, angular = self.velocity
+        pose = self.new("geometry_msgs/msg/Pose", position=self.new(
+            "geometry_msgs/msg/Point", x=x, y=y, z=0.0), orientation=self.quaternion(yaw))
+        twist = self.new("geometry_msgs/msg/Twist", linear=self.vector(linear),
+                         angular=self.vector(z=angular))
+        return self.new("nav_msgs/msg/Odometry", header=self.header("odom"),
+                        child_frame_id="base_link",
+                        pose=self.new("geometry_msgs/msg/PoseWithCovariance", pose=pose,
+                                      covariance=np.zeros(36)),
+                        twist=self.new("geometry_msgs/msg/TwistWithCovariance", twist=twist,
+                                       covariance=np.zeros(36)))
+
+    def image(self) -> Any:
+        import cv2
+
+        frame = np.zeros((120, 160, 3), np.uint8)
+        frame[:, :80] = (180, 20, 250)  # BGR: pink left half
+        frame[:, 80:] = (90, 200, 20)  # green right half
+        _, jpeg = cv2.imencode(".jpg", frame)
+        return self.new("sensor_msgs/msg/CompressedImage", header=self.header("camera"),
+                        format="jpeg", data=np.frombuffer(jpeg.tobytes(), np.uint8))
+
+    def battery(self) -> Any:
+        nan = float("nan")
+        return self.new("sensor_msgs/msg/BatteryState", header=self.header("base_link"),
+                        voltage=25.1, temperature=nan, current=-1.5, charge=nan, capacity=nan,
+                        design_capacity=nan, percentage=BATTERY_PCT / 100, power_supply_status=2,
+                        power_supply_health=1, power_supply_technology=2, present=True,
+                        cell_voltage=np.zeros(0, np.float32),
+                        cell_temperature=np.zeros(0, np.float32), location="base",
+                        serial_number="B-17")
+
+    def diagnostics(self) -> Any:
+        status = self.new("diagnostic_msgs/msg/DiagnosticStatus", level=b"\x01"[0],
+                          name="base: motor", message="drive motor warm (64 °C)",
+                          hardware_id="motor-1", values=[])
+        return self.new("diagnostic_msgs/msg/DiagnosticArray", header=self.header(""),
+                        status=[status])
+
+    # -- the loop --------------------------------------------------------------------------
+    def step(self, dt: float) -> None:
+        with self.lock:
+            if time.monotonic() - self.commanded_at > STOP_AFTER_S:
+                self.velocity = (0.0, 0.0)
+            linear, angular = self.velocity
+            self.yaw += angular * dt
+            self.x += linear * math.cos(self.yaw) * dt
+            self.y += linear * math.sin(self.yaw) * dt
+
+    def run(self, stop: threading.Event) -> None:
+        self.put("tf_static", "tf2_msgs/msg/TFMessage", self.new(
+            "tf2_msgs/msg/TFMessage",
+            transforms=[self.transform("base_link", "laser", 0.2, 0.0, 0.0)]), self.static)
+        producers = {"scan": self.scan, "points": self.points, "odom": self.odometry,
+                     "tf": lambda: self.new("tf2_msgs/msg/TFMessage", transforms=[
+                         self.transform("odom", "base_link", self.x, self.y, self.yaw)]),
+                     "camera/image_raw/compressed": self.image, "battery": self.battery,
+                     "diagnostics": self.diagnostics}
+        due = dict.fromkeys(producers, 0.0)
+        last = time.monotonic()
+        bad_due = 0.0
+        while not stop.wait(0.01):
+            now = time.monotonic()
+            self.step(now - last)
+            last = now
+            for topic, ros_type, rate in PUBLISHED:
+                if now >= due[topic]:
+                    due[topic] = max(due[topic] + 1 / rate, now)
+                    self.put(topic, ros_type, producers[topic]())
+            if self.bad and now >= bad_due:
+                bad_due = now + 1.0
+                self.put_bad()
+
+    def put_bad(self) -> None:
+        good = bytes(self.store.serialize_cdr(self.scan(), "sensor_msgs/msg/LaserScan"))
+        scan = self.publishers["scan"]
+        scan.put(good[:30], attachment=self.attachment("scan"))  # truncated
+        scan.put(b"\x07\x07\x00\x00" + good[4:], attachment=self.attachment("scan"))
+        wrong_hash = self.data_key("scan", "sensor_msgs/msg/LaserScan").rsplit("/", 1)[0] + \
+            "/RIHS01_" + "0" * 64
+        self.session.put(wrong_hash, good, attachment=self.attachment("scan"))
+
+    def close(self) -> None:
+        for token in self.tokens:
+            token.undeclare()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--listen")
+    where.add_argument("--connect")
+    parser.add_argument("--namespace", default="rover_1")
+    parser.add_argument("--domain", type=int, default=DOMAIN)
+    parser.add_argument("--bad", action="store_true")
+    args = parser.parse_args()
+    config = zenoh.Config()
+    config.insert_json5("mode", '"peer"')
+    config.insert_json5("scouting/multicast/enabled", "false")
+    if args.listen:
+        config.insert_json5("listen/endpoints", f'["{args.listen}"]')
+    else:
+        config.insert_json5("connect/endpoints", f'["{args.connect}"]')
+    # as rmw_zenoh's default session config: a transient-local publisher's cache needs it
+    config.insert_json5("timestamping/enabled", "true")
+    stop = threading.Event()
+    with zenoh.open(config) as session:
+        robot = Ros2Robot(session, args.namespace, args.domain, args.bad)
+        print("ready", flush=True)
+
+        def until_stdin_closes() -> None:
+            sys.stdin.read()
+            stop.set()
+
+        threading.Thread(target=until_stdin_closes, daemon=True).start()
+        try:
+            robot.run(stop)
+        finally:
+            robot.close()
+    return 0
+
+
+class Ros2RobotProcess:
+    """The robot in a process of its own: ``twists`` are the Twists it heard, in order."""
+
+    def __init__(self, listen: str, namespace: str = "rover_1", bad: bool = False) -> None:
+        self.command = [sys.executable, "-m", "tests.ros2_robot", "--listen", listen,
+                        "--namespace", namespace] + (["--bad"] if bad else [])
+        self.twists: list[tuple[float, float]] = []
+        self.process: subprocess.Popen[str] | None = None
+        self._log = tempfile.TemporaryFile("w+")  # noqa: SIM115
+        self._ready = threading.Event()
+
+    def start(self, timeout_s: float = 20.0) -> Ros2RobotProcess:
+        self.process = subprocess.Popen(
+            self.command, cwd=Path(__file__).resolve().parents[1], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self._log, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        if not self._ready.wait(timeout_s):
+            self._log.seek(0)
+            why = self._log.read()[-2000:]
+            self.stop()
+            raise RuntimeError(f"ROS 2 robot did not start: {why}")
+        return self
+
+    def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            if line.strip() == "ready":
+                self._ready.set()
+            elif line.startswith("twist "):
+                _, linear, angular = line.split()
+                self.twists.append((float(linear), float(angular)))
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None:
+            try:
+                process.stdin.close()  # type: ignore[union-attr]
+                process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout_s)
+        self._log.close()
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+    def __enter__(self) -> Ros2RobotProcess:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
