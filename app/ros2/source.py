@@ -2,7 +2,8 @@
 
 :class:`RosSource` follows the ROS graph on the station's session (rmw_zenoh's liveliness
 tokens), tells the station each ROS 2 robot's presence and a catalog made from the graph,
-and keeps an :class:`~app.ros2.streams.InboundStream` for each topic it can show. Its
+keeps an :class:`~app.ros2.streams.InboundStream` for each topic it can show and a
+:class:`~app.ros2.commands.VelocityOutput` for each robot teleop can drive. Its
 :meth:`RosSource.update` runs on the station's worker thread; zenoh's callbacks only note
 what changed and wake it.
 """
@@ -21,6 +22,7 @@ from app.bus.presence import RobotPresence
 from app.bus.session import BusSession
 from app.codec.errors import DecodeError, MalformedMessage
 from app.ros2.cdr import RosTypes
+from app.ros2.commands import RosNode, VelocityOutput
 from app.ros2.graph import RosGraph, RosRobot, RosTopic
 from app.ros2.rmw_keys import ADMIN_SPACE, MalformedToken, parse_token
 from app.ros2.streams import InboundStream
@@ -70,7 +72,8 @@ class RosSource:
                  on_presence: Callable[[RobotPresence], None],
                  on_catalog: Callable[[str, Catalog], None],
                  count_error: Callable[[str, DecodeError], None],
-                 wake: Callable[[], None], types: RosTypes | None = None) -> None:
+                 wake: Callable[[], None], station_id: str = "",
+                 types: RosTypes | None = None) -> None:
         self.graph = RosGraph()
         self._bus = bus
         self._root = root
@@ -83,6 +86,8 @@ class RosSource:
         self._robots: dict[str, RosRobot] = {}
         self._catalogs: dict[str, Catalog] = {}
         self._streams: dict[str, InboundStream] = {}
+        self._outputs: dict[str, VelocityOutput] = {}
+        self._node = RosNode(bus, station_id)
         self._tokens = bus.declare_liveliness_subscriber(GRAPH_KEY, self._on_token)
 
     def robots(self) -> dict[str, RosRobot]:
@@ -100,7 +105,10 @@ class RosSource:
     def close(self) -> None:
         for stream in self._streams.values():
             stream.close()
-        self._streams = {}
+        for output in self._outputs.values():
+            output.close()
+        self._streams, self._outputs = {}, {}
+        self._node.close()
         self._bus.release(self._tokens)
 
     def _on_token(self, sample: Any) -> None:
@@ -130,16 +138,30 @@ class RosSource:
                 self._catalogs[robot_id] = catalog
                 self._on_catalog(robot_id, catalog)
         self._keep_streams(robots)
+        self._keep_outputs(robots)
 
     def _keep_streams(self, robots: dict[str, RosRobot]) -> None:
         wanted = {fleet_key(self._root, topic, translation): (topic, translation)
                   for robot in robots.values() for topic, translation in shown(robot)}
         for key in [k for k, s in self._streams.items() if wanted.get(k, ())[:1] != (s.topic,)]:
             self._streams.pop(key).close()
-        if self._types is None and wanted:
-            self._types = RosTypes()
         for key, (topic, translation) in wanted.items():
             if key not in self._streams:
-                assert self._types is not None
                 self._streams[key] = InboundStream(self._bus, key, topic, translation,
-                                                   self._types, self._count_error, self._wake)
+                                                   self._store(), self._count_error,
+                                                   self._wake)
+
+    def _keep_outputs(self, robots: dict[str, RosRobot]) -> None:
+        wanted = {robot_id: topic for robot_id, robot in robots.items()
+                  if (topic := velocity_input(robot)) is not None}
+        for robot_id in [r for r, o in self._outputs.items() if wanted.get(r) != o.topic]:
+            self._outputs.pop(robot_id).close()
+        for robot_id, topic in wanted.items():
+            if robot_id not in self._outputs:
+                self._outputs[robot_id] = VelocityOutput(
+                    self._bus, self._root, robot_id, topic, self._node, self._store())
+
+    def _store(self) -> RosTypes:
+        if self._types is None:
+            self._types = RosTypes()
+        return self._types

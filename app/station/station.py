@@ -263,7 +263,8 @@ class Station:
         self._presence = PresenceTracker(
             bus, self.root, on_change=functools.partial(self._on_live_presence, bus))
         self._ros2 = RosSource(bus, self.root, functools.partial(self._on_live_presence, bus),
-                               self._on_catalog, self._count_error, self._wake.set)
+                               self._on_catalog, self._count_error, self._wake.set,
+                               self.identity.station_id)
 
     def _open_log(self, reader: LogReader) -> None:
         from app.record.player import LogPlayer

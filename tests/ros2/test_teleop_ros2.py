@@ -1,0 +1,164 @@
+"""A ROS 2 robot driven from a (virtual) game controller, under the same arming machine:
+Twists on its rmw_zenoh cmd_vel while the deadman is held, and zero Twists on every way of
+losing control. The robot (another process) reports each Twist it heard."""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from app.bus.config import BusConfig
+from app.bus.session import BusSession
+from app.inputs.gamepad import Gamepad
+from app.station.station import Station
+from app.teleop.arming import Arming
+from app.teleop.session import TeleopSession
+from tests.bus.helpers import wait_for
+from tests.conftest import free_port
+from tests.inputs.virtual_gamepad import VirtualGamepad
+from tests.ros2_robot import Ros2RobotProcess
+from tests.teleop.test_session_e2e import wait_held
+
+pytestmark = pytest.mark.slow
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+ROBOT = "rover_1"
+
+
+@pytest.fixture
+def robot(free_endpoint: str) -> Iterator[Ros2RobotProcess]:
+    with Ros2RobotProcess(free_endpoint, ROBOT) as robot:
+        yield robot
+
+
+@pytest.fixture
+def station_endpoint() -> str:
+    """Where the station listens too: a test's bare session hears it there."""
+    return f"tcp/127.0.0.1:{free_port()}"
+
+
+@pytest.fixture
+def station(robot: Ros2RobotProcess, free_endpoint: str, station_endpoint: str
+            ) -> Iterator[Station]:
+    station = Station(BusConfig(mode="peer", connect=[free_endpoint], listen=[station_endpoint]))
+    try:
+        wait_for(lambda: (r := station.robot(ROBOT)) is not None and r.catalog is not None
+                 and r.catalog.commands, 15)
+        yield station
+    finally:
+        station.close()
+
+
+@pytest.fixture
+def session(station: Station) -> Iterator[TeleopSession]:
+    session = TeleopSession(station)
+    session.select(ROBOT)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+@pytest.fixture
+def pad(session: TeleopSession) -> Iterator[VirtualGamepad]:
+    gamepad = Gamepad(session.set_input)
+    gamepad.start()
+    virtual = VirtualGamepad("Operator pad")
+    try:
+        wait_for(lambda: session.status().teleop.device == "Operator pad", 5.0)
+        wait_for(lambda: session.status().link.live, 8.0,
+                 why=lambda: session.status().teleop.reason)
+        yield virtual
+    finally:
+        if virtual.plugged:
+            virtual.unplug()
+        gamepad.stop()
+
+
+def drive(session: TeleopSession, pad: VirtualGamepad, robot: Ros2RobotProcess) -> None:
+    pad.set_axis("lefty", -1.0)  # forward
+    pad.set_axis("rightx", -0.6)  # turn left
+    pad.press("leftshoulder")
+    wait_held(session, pad, lambda: robot.twists and robot.twists[-1][0] > 0, 5.0)
+
+
+def stopped_after_moving(robot: Ros2RobotProcess) -> bool:
+    twists = list(robot.twists)
+    last_moving = max((i for i, t in enumerate(twists) if t != (0.0, 0.0)), default=-1)
+    return last_moving >= 0 and len(twists) - last_moving - 1 >= 3
+
+
+def test_nothing_moves_it_before_the_deadman(robot: Ros2RobotProcess, session: TeleopSession,
+                                             pad: VirtualGamepad) -> None:
+    pad.set_axis("lefty", -1.0)  # stick forward, no deadman
+    wait_for(lambda: session.status().teleop.state is Arming.DISARMED, 3.0)
+    assert all(t == (0.0, 0.0) for t in robot.twists)
+
+
+def test_the_stick_drives_it_forward_and_left_and_the_deadman_stops_it(
+        robot: Ros2RobotProcess, station: Station, session: TeleopSession,
+        pad: VirtualGamepad) -> None:
+    drive(session, pad, robot)
+    linear, angular = robot.twists[-1]
+    assert linear > 0.2 and angular > 0.1  # forward, counter-clockwise (left)
+    # holding the deadman on a free robot took control of it, for every station to see
+    assert (info := station.robot(ROBOT)) is not None and info.controlled_here
+    pad.release("leftshoulder")
+    wait_for(lambda: stopped_after_moving(robot), 3.0)  # a burst of zero Twists
+    count = len(robot.twists)
+    wait_for(lambda: session.status().teleop.state is not Arming.ARMED, 1.0)
+    assert all(t == (0.0, 0.0) for t in robot.twists[count - 3:])
+
+
+def test_on_the_wire_it_is_what_an_rmw_zenoh_publisher_says(
+        robot: Ros2RobotProcess, station: Station, session: TeleopSession, pad: VirtualGamepad,
+        open_session: Callable[..., BusSession], free_endpoint: str,
+        station_endpoint: str) -> None:
+    from rosbags.typesys import Stores, get_typestore
+
+    store = get_typestore(Stores.ROS2_JAZZY)
+    wire = open_session(connect=[free_endpoint, station_endpoint])  # what a robot hears
+    heard: list[tuple[str, bytes, bytes]] = []
+    wire.declare_subscriber(f"0/{ROBOT}/cmd_vel/**", lambda s: heard.append(
+        (str(s.key_expr), s.payload.to_bytes(), s.attachment.to_bytes())))
+    drive(session, pad, robot)
+    wait_for(lambda: len(heard) >= 3, 3.0)
+    key, payload, attachment = heard[-1]
+    assert key == (f"0/{ROBOT}/cmd_vel/geometry_msgs::msg::dds_::Twist_/"
+                   f"{store.hash_rihs01('geometry_msgs/msg/Twist')}")
+    assert store.deserialize_cdr(payload, "geometry_msgs/msg/Twist").linear.x > 0
+    _, sent_ns, gid_size, _ = struct.unpack("<qqB16s", attachment)
+    assert gid_size == 16 and abs(sent_ns / 1e9 - time.time()) < 5
+    seqs = [struct.unpack("<qqB16s", a)[0] for _, _, a in heard]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # one publisher, in order
+    assert len({struct.unpack("<qqB16s", a)[3] for _, _, a in heard}) == 1  # one GID
+    tokens = [str(r.ok.key_expr) for r in wire.zenoh.liveliness().get(
+        f"@ros2_lv/0/*/*/*/MP/%/%/fieldstation_$*/%{ROBOT}%cmd_vel/**")]
+    assert len(tokens) == 1  # the station's publisher, in the graph (ros2 topic info)
+
+
+def test_the_estop_says_stop_at_once(robot: Ros2RobotProcess, session: TeleopSession,
+                                     pad: VirtualGamepad) -> None:
+    drive(session, pad, robot)
+    session.engage_estop()
+    wait_for(lambda: session.status().teleop.state is Arming.ESTOP, 2.0)
+    wait_for(lambda: stopped_after_moving(robot), 3.0)
+
+
+def test_a_pad_unplugged_while_driving_ends_in_zero_twists(
+        robot: Ros2RobotProcess, session: TeleopSession, pad: VirtualGamepad) -> None:
+    drive(session, pad, robot)
+    pad.unplug()
+    wait_for(lambda: stopped_after_moving(robot), 3.0)
+
+
+def test_a_robot_that_vanishes_mid_drive_disarms_the_station(
+        robot: Ros2RobotProcess, session: TeleopSession, pad: VirtualGamepad) -> None:
+    drive(session, pad, robot)
+    robot.kill()  # no goodbye: its data stops, its tokens go when zenoh sees the link drop
+    wait_for(lambda: session.status().teleop.state is not Arming.ARMED, 3.0)
+    reason = session.status().teleop.reason
+    assert "offline" in reason or "no data" in reason or "link" in reason, reason
