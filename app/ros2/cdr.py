@@ -31,10 +31,13 @@ class RosTypes:
     """The standard ROS 2 message definitions (Jazzy), and any a bag or robot adds."""
 
     def __init__(self) -> None:
-        from rosbags.typesys import Stores, get_typestore  # loaded with the first ROS robot
+        from rosbags.serde import SerdeError  # loaded with the first ROS robot
+        from rosbags.typesys import Stores, get_typestore
 
         self._store = get_typestore(Stores.ROS2_JAZZY)
         self._lock = threading.Lock()
+        self._limits: dict[str, int] = {}  # bytes, by type: known types only
+        self._serde_errors = (SerdeError, ValueError, IndexError, UnicodeDecodeError)
 
     def knows(self, type_name: str) -> bool:
         return type_name in self._store.types
@@ -44,6 +47,7 @@ class RosTypes:
         with self._lock:
             self._store.register(definitions)
             self.hash_of.cache_clear()
+            self._limits.clear()
 
     @functools.lru_cache(maxsize=1024)  # noqa: B019 -- one store per station, kept for its life
     def hash_of(self, type_name: str) -> str:
@@ -59,20 +63,25 @@ class RosTypes:
 
     def decode(self, type_name: str, payload: bytes | memoryview) -> Any:
         """The message; its arrays of numbers may be views of ``payload`` (keep it)."""
-        from rosbags.serde import SerdeError
-
-        translation = TRANSLATIONS.get(type_name)
-        limit = limits_for(translation.type_name) if translation else DEFAULT
-        if len(payload) > limit.max_bytes:
-            raise OversizedMessage(f"{len(payload)} bytes, limit {limit.max_bytes}")
-        if bytes(payload[:2]) not in CDR_HEADERS:
+        limit = self._limits.get(type_name) or self._limit_of(type_name)
+        if len(payload) > limit:
+            raise OversizedMessage(f"{len(payload)} bytes, limit {limit}")
+        if payload[:2] not in CDR_HEADERS:
             raise MalformedMessage(f"not a CDR encapsulation header: {bytes(payload[:4]).hex()}")
+        try:  # a view: rosbags slices off the header, and its arrays are views of ours
+            return self._store.deserialize_cdr(memoryview(payload), type_name)
+        except self._serde_errors as exc:
+            raise MalformedMessage(f"{type_name}: {str(exc).splitlines()[0]}") from None
+
+    def _limit_of(self, type_name: str) -> int:
+        """The size limit of a known type (that of the struct it becomes, else the default),
+        kept; UnknownType for a type the store does not know."""
         if not self.knows(type_name):
             raise UnknownType(f"no ROS 2 definition of {type_name}")
-        try:
-            return self._store.deserialize_cdr(payload, type_name)
-        except (SerdeError, ValueError, IndexError, UnicodeDecodeError) as exc:
-            raise MalformedMessage(f"{type_name}: {str(exc).splitlines()[0]}") from None
+        translation = TRANSLATIONS.get(type_name)
+        limit = (limits_for(translation.type_name) if translation else DEFAULT).max_bytes
+        self._limits[type_name] = limit
+        return limit
 
     def encode(self, type_name: str, message: Any) -> bytes:
         return bytes(self._store.serialize_cdr(message, type_name))

@@ -52,6 +52,11 @@ _SEVERITY = {0: "info", 1: "minor", 2: "major", 3: "minor"}  # OK, WARN, ERROR, 
 _HEALTHS, _TECHNOLOGIES = 9, 7  # the fleet enums' sizes (a newer ROS value: unknown)
 
 
+def _bytes_of(array: Any) -> memoryview:
+    """A numpy array's bytes as they lie (copied once, into the message, by the caller)."""
+    return memoryview(array).cast("B")
+
+
 def _time(builder: Any, stamp: Any) -> None:
     builder.sec, builder.nsec = stamp.sec, stamp.nanosec
 
@@ -87,7 +92,7 @@ def point_cloud(builder: Any, msg: Any) -> None:
     if size > len(msg.data):
         raise Untranslatable(f"{msg.width}x{msg.height} points of {msg.point_step} bytes, "
                              f"{len(msg.data)} bytes of data")
-    builder.data = msg.data[:size].tobytes() if size < len(msg.data) else msg.data.tobytes()
+    builder.data = _bytes_of(msg.data[:size])
 
 
 def laser_scan(builder: Any, msg: Any) -> None:
@@ -146,7 +151,7 @@ def path(builder: Any, msg: Any) -> None:
 def compressed_image(builder: Any, msg: Any) -> None:
     _header(builder, msg.header)
     builder.format = msg.format.split(";", 1)[0].strip()  # "jpeg", or "rgb8; jpeg ..."
-    builder.data = msg.data.tobytes()
+    builder.data = _bytes_of(msg.data)
 
 
 def raw_image(builder: Any, msg: Any) -> None:
@@ -156,7 +161,7 @@ def raw_image(builder: Any, msg: Any) -> None:
     _header(builder, msg.header)
     builder.width, builder.height, builder.step = msg.width, msg.height, msg.step
     builder.encoding = msg.encoding
-    builder.data = msg.data.tobytes()
+    builder.data = _bytes_of(msg.data)
 
 
 def camera_info(builder: Any, msg: Any) -> None:
@@ -186,7 +191,7 @@ def occupancy_grid(builder: Any, msg: Any) -> None:
     builder.rowStride, builder.cellStride = info.width, 1
     field = builder.init("fields", 1)[0]
     field.name, field.offset, field.type = "occupancy", 0, "int8"
-    builder.data = msg.data[: info.width * info.height].tobytes()
+    builder.data = _bytes_of(msg.data[: info.width * info.height])
 
 
 def battery(msg: Any) -> list[Callable[[Any], None]]:

@@ -27,6 +27,7 @@ from tests.bench import (
     bench_record,
     bench_record_station,
     bench_robots_panel,
+    bench_ros2,
     bench_scene,
     bench_scene_view,
     bench_soak,
@@ -39,7 +40,7 @@ from tests.bench import (
 from tests.bench.common import MISSED, short_mode
 
 BENCHMARKS = (bench_bus_latency, bench_camera, bench_cloud_decode, bench_feeds, bench_gui,
-              bench_plot, bench_record, bench_record_station, bench_robots_panel,
+              bench_plot, bench_record, bench_record_station, bench_robots_panel, bench_ros2,
               bench_scene, bench_scene_view, bench_teleop, bench_tls, bench_topics_panel,
               bench_video, bench_fleet, bench_fuzz, bench_startup, bench_soak)
 # The short runs' two processes, about even in time (~55 s each on CI's machine).
@@ -47,7 +48,7 @@ SHORT_GROUPS = (
     (bench_gui, bench_fleet, bench_camera, bench_record, bench_robots_panel, bench_tls,
      bench_scene, bench_video, bench_bus_latency, bench_feeds),
     (bench_soak, bench_startup, bench_record_station, bench_teleop, bench_fuzz,
-     bench_plot, bench_scene_view, bench_cloud_decode, bench_topics_panel),
+     bench_plot, bench_scene_view, bench_cloud_decode, bench_topics_panel, bench_ros2),
 )
 
 
