@@ -14,7 +14,9 @@ by itself 0.5 s after the last command (what twist_mux's timeout does on a real 
 ``--bad`` also publishes, on ``scan``, a truncated sample, one with a wrong encapsulation
 header and one with the wrong type hash, every second, and declares a malformed token. It
 prints ``ready`` once its tokens are declared, then each Twist heard as
-``twist <linear.x> <angular.z>``; it runs until its stdin closes.
+``twist <linear.x> <angular.z>``; it runs until its stdin closes. ``--stagger S`` says
+``ready`` as soon as it listens, then waits S seconds before each of its tokens (a robot
+whose nodes start one by one, or a slow link).
 """
 
 from __future__ import annotations
@@ -42,9 +44,9 @@ STOP_AFTER_S = 0.5  # no cmd_vel for this long: the base stops
 QOS_DEPTH_10 = "::,10:,:,:,,"
 QOS_TRANSIENT_LOCAL = ":1:,1:,:,:,,"
 # (topic under the namespace, ROS type, rate Hz)
-PUBLISHED = (
-    ("scan", "sensor_msgs/msg/LaserScan", 10.0),
+PUBLISHED = (  # in the order their tokens are declared: a heavy topic first
     ("points", "sensor_msgs/msg/PointCloud2", 2.0),
+    ("scan", "sensor_msgs/msg/LaserScan", 10.0),
     ("odom", "nav_msgs/msg/Odometry", 20.0),
     ("tf", "tf2_msgs/msg/TFMessage", 20.0),
     ("camera/image_raw/compressed", "sensor_msgs/msg/CompressedImage", 5.0),
@@ -64,7 +66,8 @@ def mangle(name: str) -> str:
 
 
 class Ros2Robot:
-    def __init__(self, session: zenoh.Session, namespace: str, domain: int, bad: bool) -> None:
+    def __init__(self, session: zenoh.Session, namespace: str, domain: int, bad: bool,
+                 stagger_s: float = 0.0) -> None:
         from rosbags.typesys import Stores, get_typestore
 
         self.store = get_typestore(Stores.ROS2_JAZZY)
@@ -81,6 +84,7 @@ class Ros2Robot:
         self.seq: dict[str, int] = {}
         self.gid = os.urandom(16)
         self._entity = 0
+        self._stagger_s = stagger_s
         self.token("NN", "")
         self.publishers = {topic: self.declare(topic, ros_type, QOS_DEPTH_10)
                            for topic, ros_type, _ in PUBLISHED}
@@ -105,6 +109,7 @@ class Ros2Robot:
         entity = 0 if kind == "NN" else self._entity
         key = (f"@ros2_lv/{self.domain}/{self.zid}/0/{entity}/{kind}/%/"
                f"{mangle(self.namespace)}/base")
+        time.sleep(self._stagger_s)
         self.tokens.append(self.session.liveliness().declare_token(
             f"{key}/{tail}" if tail else key))
 
@@ -276,6 +281,7 @@ def main() -> int:
     parser.add_argument("--namespace", default="rover_1")
     parser.add_argument("--domain", type=int, default=DOMAIN)
     parser.add_argument("--bad", action="store_true")
+    parser.add_argument("--stagger", type=float, default=0.0, metavar="S")
     args = parser.parse_args()
     config = zenoh.Config()
     config.insert_json5("mode", '"peer"')
@@ -288,8 +294,11 @@ def main() -> int:
     config.insert_json5("timestamping/enabled", "true")
     stop = threading.Event()
     with zenoh.open(config) as session:
-        robot = Ros2Robot(session, args.namespace, args.domain, args.bad)
-        print("ready", flush=True)
+        if args.stagger:  # up, listening, its nodes to come one by one
+            print("ready", flush=True)
+        robot = Ros2Robot(session, args.namespace, args.domain, args.bad, args.stagger)
+        if not args.stagger:
+            print("ready", flush=True)
 
         def until_stdin_closes() -> None:
             sys.stdin.read()
@@ -306,9 +315,11 @@ def main() -> int:
 class Ros2RobotProcess:
     """The robot in a process of its own: ``twists`` are the Twists it heard, in order."""
 
-    def __init__(self, listen: str, namespace: str = "rover_1", bad: bool = False) -> None:
+    def __init__(self, listen: str, namespace: str = "rover_1", bad: bool = False,
+                 stagger_s: float = 0.0) -> None:
         self.command = [sys.executable, "-m", "tests.ros2_robot", "--listen", listen,
-                        "--namespace", namespace] + (["--bad"] if bad else [])
+                        "--namespace", namespace, "--stagger", str(stagger_s)]
+        self.command += ["--bad"] if bad else []
         self.twists: list[tuple[float, float]] = []
         self.process: subprocess.Popen[str] | None = None
         self._log = tempfile.TemporaryFile("w+")  # noqa: SIM115

@@ -43,6 +43,14 @@ def shown(robot: RosRobot) -> list[tuple[RosTopic, Translation]]:
             if (translation := translation_for(topic.type_name, topic.name)) is not None]
 
 
+def ros2_topics(robot: RosRobot, root: str) -> list[tuple[RosTopic, str]]:
+    """Every topic the robot publishes, with the key the station says it again on ("" for a
+    type it cannot show yet)."""
+    return [(topic, fleet_key(root, topic, translation) if translation is not None else "")
+            for topic in robot.publishers
+            for translation in [translation_for(topic.type_name, topic.name)]]
+
+
 def fleet_key(root: str, topic: RosTopic, translation: Translation) -> str:
     """Where a topic's translation goes: ``/rover_1/scan`` -> ``fleet/rover_1/scan``, a
     battery to ``fleet/rover_1/uplink/battery`` (a robot of ours says it there)."""
@@ -72,8 +80,10 @@ class RosSource:
                  on_presence: Callable[[RobotPresence], None],
                  on_catalog: Callable[[str, Catalog], None],
                  count_error: Callable[[str, DecodeError], None],
-                 wake: Callable[[], None], station_id: str = "",
+                 wake: Callable[[], None], station_id: str = "", drive: bool = True,
                  types: RosTypes | None = None) -> None:
+        """``drive``: teleop may drive the robots (a velocity output each); a listing of
+        topics says nothing on the graph."""
         self.graph = RosGraph()
         self._bus = bus
         self._root = root
@@ -88,6 +98,8 @@ class RosSource:
         self._streams: dict[str, InboundStream] = {}
         self._outputs: dict[str, VelocityOutput] = {}
         self._node = RosNode(bus, station_id)
+        self._drive = drive
+        self._own_zid = str(bus.zenoh.info.zid())  # the station's own node is no robot
         self._tokens = bus.declare_liveliness_subscriber(GRAPH_KEY, self._on_token)
 
     def robots(self) -> dict[str, RosRobot]:
@@ -117,10 +129,13 @@ class RosSource:
             self.graph.delete(key)
         else:
             try:
-                self.graph.put(key, parse_token(key))
+                entity = parse_token(key)
             except MalformedToken as exc:
                 self._count_error(ADMIN_SPACE, MalformedMessage(str(exc)))
                 return
+            if entity.zid == self._own_zid:
+                return
+            self.graph.put(key, entity)
         self._wake()
 
     def _follow(self, robots: dict[str, RosRobot]) -> None:
@@ -153,7 +168,7 @@ class RosSource:
 
     def _keep_outputs(self, robots: dict[str, RosRobot]) -> None:
         wanted = {robot_id: topic for robot_id, robot in robots.items()
-                  if (topic := velocity_input(robot)) is not None}
+                  if self._drive and (topic := velocity_input(robot)) is not None}
         for robot_id in [r for r, o in self._outputs.items() if wanted.get(r) != o.topic]:
             self._outputs.pop(robot_id).close()
         for robot_id, topic in wanted.items():

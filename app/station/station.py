@@ -263,8 +263,8 @@ class Station:
         self._presence = PresenceTracker(
             bus, self.root, on_change=functools.partial(self._on_live_presence, bus))
         self._ros2 = RosSource(bus, self.root, functools.partial(self._on_live_presence, bus),
-                               self._on_catalog, self._count_error, self._wake.set,
-                               self.identity.station_id)
+                               functools.partial(self._take_ros2_catalog, bus),
+                               self._count_error, self._wake.set, self.identity.station_id)
 
     def _open_log(self, reader: LogReader) -> None:
         from app.record.player import LogPlayer
@@ -470,6 +470,11 @@ class Station:
         self._tell(info)
         if update:
             self._update_listening()
+
+    def _take_ros2_catalog(self, bus: BusSession, robot_id: str, catalog: Catalog) -> None:
+        """A ROS 2 robot's catalog, made again as its graph grows: heard at the worker's
+        next listening update (it runs right after the graph's)."""
+        self._take_catalog(bus, robot_id, catalog, update=False)
 
     def _retry_catalog_later(self, robot_id: str) -> None:
         """Each unanswered query waits twice as long for the next (up to a minute): a

@@ -111,3 +111,22 @@ def test_bad_samples_and_tokens_are_counted_on_their_topic(free_endpoint: str) -
             assert station.topics()["@ros2_lv"].errors["malformed"] >= 1
         finally:
             station.close()
+
+
+def test_a_robot_whose_topics_come_one_by_one_is_heard_whole(free_endpoint: str) -> None:
+    with Ros2RobotProcess(free_endpoint, ROBOT, stagger_s=0.5):  # its heavy cloud first
+        station = Station(BusConfig(mode="peer", connect=[free_endpoint]))
+        consumer = station.consumer("test")
+        try:
+            def listed() -> list[str]:
+                info = station.robot(ROBOT)
+                return [t.key for t in info.catalog.topics] if info and info.catalog else []
+
+            wait_for(lambda: listed() == [f"fleet/{ROBOT}/points"], 10, why=listed)
+            consumer.want({Stream(f"fleet/{ROBOT}/nothing", "foxglove.Grid")})  # a re-plan
+            # each topic its graph gains later is heard too, not only those known at first
+            wait_for(lambda: SCAN in station.topics() and station.topics()[SCAN].count > 0, 15)
+            wait_for(lambda: (r := station.robot(ROBOT)) is not None and r.last_data, 5)
+        finally:
+            consumer.close()
+            station.close()

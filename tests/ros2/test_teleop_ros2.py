@@ -138,6 +138,7 @@ def test_on_the_wire_it_is_what_an_rmw_zenoh_publisher_says(
     tokens = [str(r.ok.key_expr) for r in wire.zenoh.liveliness().get(
         f"@ros2_lv/0/*/*/*/MP/%/%/fieldstation_$*/%{ROBOT}%cmd_vel/**")]
     assert len(tokens) == 1  # the station's publisher, in the graph (ros2 topic info)
+    assert [r.robot_id for r in station.robots()] == [ROBOT]  # its own node is no robot
 
 
 def test_the_estop_says_stop_at_once(robot: Ros2RobotProcess, session: TeleopSession,
