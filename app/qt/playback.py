@@ -86,13 +86,13 @@ class PlaybackControls(QObject):
         dialog.setWindowModality(Qt.WindowModality.WindowModal)
         self._progress_dialog = dialog
 
-        from app.record.foreign import foxglove_translator
+        from app.record.foreign import foreign_translator
         from app.record.reader import LogError, LogReader
 
         def index() -> None:
             try:
                 reader = LogReader(path, on_progress=self._progress.emit,
-                                   translate=foxglove_translator)
+                                   translate=foreign_translator())
             except LogError as exc:
                 self._opened.emit(str(exc))
                 return

@@ -8,6 +8,7 @@ so the result is the sample a robot would have published, and everything downstr
 (codec, converters, panels) reads it unchanged. Foxglove JSON channels (``json`` messages,
 ``jsonschema`` schemas) are read the same way, by the struct alone (app.record.json_capnp).
 A channel plays on ``fleet/<robotId>/<topic>``, the characters zenoh reserves made ``_``.
+:func:`foreign_translator` reads these and rosbag2's ROS 2 channels (app.record.ros2_bag).
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ from google.protobuf.message_factory import GetMessageClass
 from app.bus.keys import DEFAULT_ROOT, check_key_expr, robot_key
 from app.codec.decode import encoding_for
 from app.codec.registry import registry
-from app.record.format import ForeignChannel, ForeignChannelInfo, ForeignError
+from app.record.format import (
+    ForeignChannel,
+    ForeignChannelInfo,
+    ForeignError,
+    Translated,
+    Translator,
+)
 from app.record.json_capnp import fill_json
 from app.record.protobuf_capnp import Filler, compile_filler
 
@@ -53,7 +60,7 @@ class ProtobufChannel:
         self._struct_type = struct_type
         self._fill = fill
 
-    def translate(self, data: bytes) -> tuple[bytes, bytes | None]:
+    def translate(self, data: bytes) -> Translated:
         message: Message = self._message_class()
         try:
             message.ParseFromString(data)
@@ -78,7 +85,7 @@ class JsonChannel:
         self.type_name = type_name
         self._struct_type = struct_type
 
-    def translate(self, data: bytes) -> tuple[bytes, bytes | None]:
+    def translate(self, data: bytes) -> Translated:
         builder = self._struct_type.new_message()
         try:
             fill_json(builder, json.loads(data), self._struct_type.schema)
@@ -108,6 +115,21 @@ def foxglove_translator(info: ForeignChannelInfo, robot_id: str) -> ForeignChann
     return ProtobufChannel(topic_key(robot_id, info.topic), type_name,
                            GetMessageClass(descriptor), struct_type,
                            compile_filler(descriptor, struct_type.schema))
+
+
+def foreign_translator() -> Translator:
+    """A new :data:`~app.record.format.Translator` for one file another tool wrote:
+    foxglove protobuf and JSON channels, then rosbag2's ROS 2 ``cdr`` ones (whose
+    definitions it keeps for that file)."""
+    from app.record.ros2_bag import Ros2Translator  # it uses topic_key, from here
+
+    ros2 = Ros2Translator()
+
+    def translate(info: ForeignChannelInfo, robot_id: str) -> ForeignChannel | None:
+        channel = foxglove_translator(info, robot_id)
+        return channel if channel is not None else ros2(info, robot_id)
+
+    return translate
 
 
 def _first_line(exc: BaseException) -> str:

@@ -56,22 +56,30 @@ class ForeignChannelInfo:
     schema_encoding: str
     schema_data: bytes
     metadata: dict[str, str]
+    file_topics: tuple[str, ...] = ()  # every channel's topic in its file
 
 
 class ForeignError(Exception):
-    """One readable line: why a foreign message could not be translated."""
+    """One readable line: why a foreign message could not be translated (or, raised by a
+    :data:`Translator`, why a whole channel is not readable here)."""
+
+
+# The capnp payload and attachment of one sample
+Translated = tuple[bytes, bytes | None]
 
 
 class ForeignChannel(Protocol):
     key: str  # the key it plays on, fleet/<robotId>/<...>
     encoding: str  # the zenoh encoding of what translate returns
 
-    def translate(self, data: bytes) -> tuple[bytes, bytes | None]:
-        """The capnp payload and attachment of one message; raises ForeignError."""
+    def translate(self, data: bytes) -> Translated | list[Translated]:
+        """The sample one message makes, or a list of the samples it makes (a ROS
+        DiagnosticArray is one fault per status); raises ForeignError."""
         ...
 
 
-# (channel, robot id for the file) -> None when the channel is not readable here
+# (channel, robot id for the file) -> None when the channel is not readable here; a
+# ForeignError instead says why not ("std_msgs/msg/String has no display here yet")
 Translator = Callable[[ForeignChannelInfo, str], ForeignChannel | None]
 
 

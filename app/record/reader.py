@@ -96,6 +96,7 @@ class LogReader:
     def _route(self, index: FileIndex, translate: Translator | None,
                robot_id: str) -> dict[int, _Route]:
         routes: dict[int, _Route] = {}
+        file_topics = tuple(sorted({c.topic for c in index.channels.values()}))
         for channel_id, channel in sorted(index.channels.items()):
             encoding = channel.message_encoding
             if encoding == fmt.LIVELINESS:
@@ -111,8 +112,12 @@ class LogReader:
                     schema_name=schema.name if schema else "",
                     schema_encoding=schema.encoding if schema else "",
                     schema_data=bytes(schema.data) if schema else b"",
-                    metadata=dict(channel.metadata))
-                foreign = translate(info, robot_id) if translate is not None else None
+                    metadata=dict(channel.metadata), file_topics=file_topics)
+                try:
+                    foreign = translate(info, robot_id) if translate is not None else None
+                except ForeignError as exc:  # the translator says why not
+                    self.problems.append(f"{channel.topic}: {exc}")
+                    continue
                 if foreign is None:
                     self.problems.append(f"{channel.topic}: {encoding} {info.schema_name} "
                                          "is not readable here".replace("  ", " "))
@@ -163,17 +168,18 @@ class LogReader:
         high = 2**64 if end_ns is None else end_ns
         chunks = [c for c in self._chunks if c.end_ns >= low and c.start_ns < high
                   and not wanted.isdisjoint(c.messages)]
-        pending: list[tuple[int, int, int, LoggedSample]] = []
+        # (log time, chunk, message in it, sample of the message, sample)
+        pending: list[tuple[int, int, int, int, LoggedSample]] = []
         for chunk in chunks:
             while pending and pending[0][0] < chunk.start_ns:
-                yield heapq.heappop(pending)[3]
+                yield heapq.heappop(pending)[-1]
             found = self._messages([chunk], wanted, low, high)
             for order, (channel_id, data, log_ns, publish_ns) in enumerate(found):
-                sample = self._sample(channel_id, data, log_ns, publish_ns)
-                if sample is not None:
-                    heapq.heappush(pending, (log_ns, chunk.offset, order, sample))
+                for part, sample in enumerate(self._samples(channel_id, data, log_ns,
+                                                            publish_ns)):
+                    heapq.heappush(pending, (log_ns, chunk.offset, order, part, sample))
         while pending:
-            yield heapq.heappop(pending)[3]
+            yield heapq.heappop(pending)[-1]
 
     def latest_before(self, t_ns: int, lookback_ns: int) -> list[LoggedSample]:
         """The newest sample of each key with log time in [t - lookback, t], by log time.
@@ -206,9 +212,7 @@ class LogReader:
                 continue
             for offset, channel_id in wanted:
                 _, data, log_ns, publish_ns = _message_at(records, offset)
-                sample = self._sample(channel_id, data, log_ns, publish_ns)
-                if sample is not None:
-                    found.append(sample)
+                found += self._samples(channel_id, data, log_ns, publish_ns)
         found.sort(key=lambda s: s.log_time_ns)
         return found
 
@@ -255,25 +259,29 @@ class LogReader:
             for position in np.lexsort((offsets, times)):
                 yield _message_at(view, int(offsets[position]))
 
-    def _sample(self, channel_id: int, data: memoryview | bytes, log_ns: int,
-                publish_ns: int) -> LoggedSample | None:
+    def _samples(self, channel_id: int, data: memoryview | bytes, log_ns: int,
+                 publish_ns: int) -> list[LoggedSample]:
+        """The samples one message makes: one, none when it is broken, or for a foreign
+        message as many as its translation makes."""
         route = self._routes[channel_id]
         if route.foreign is not None:
             try:
-                payload, attachment = route.foreign.translate(bytes(data))
+                translated = route.foreign.translate(bytes(data))
             except ForeignError as exc:
                 failures = self._translate_failures.get(channel_id, 0)
                 self._translate_failures[channel_id] = failures + 1
                 if not failures:
                     self.problems.append(f"{route.key}: a message cannot be translated: {exc}")
-                return None
+                return []
+            parts = [translated] if isinstance(translated, tuple) else translated
         else:
             try:
-                payload, attachment = fmt.decode_message(data, route.attached)
+                parts = [fmt.decode_message(data, route.attached)]
             except ValueError as exc:
                 self.problems.append(f"{route.key}: a message at {log_ns} ns is broken: {exc}")
-                return None
-        return LoggedSample(route.key, route.encoding, payload, attachment, log_ns, publish_ns)
+                return []
+        return [LoggedSample(route.key, route.encoding, payload, attachment, log_ns, publish_ns)
+                for payload, attachment in parts]
 
 
 def _message_at(records: bytes | memoryview, offset: int,
