@@ -31,6 +31,7 @@ from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import items_budget, plain
 from app.codec.stamps import best_time
+from app.ros2.source import RosSource, ros2_topics
 
 if TYPE_CHECKING:
     from app.station.identity import StationIdentity
@@ -102,8 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     topics.add_argument("--robot", metavar="ID", help="only this robot's topics")
     topics.add_argument("--duration", type=float, default=2.0, metavar="S",
                         help="seconds to listen (default 2)")
-    echo = command("echo", "print decoded samples of a key (any family, any registered type)")
-    echo.add_argument("key", help="key expression, e.g. fleet/rover-1/uplink/battery")
+    echo = command("echo", "print decoded samples of a key (any family, any registered type) "
+                           "or of a ROS 2 topic")
+    echo.add_argument("key", help="key expression, e.g. fleet/rover-1/uplink/battery, or a "
+                                  "ROS 2 topic on rmw_zenoh, e.g. /rover_1/odom")
     echo.add_argument("--count", type=int, metavar="N", help="stop after N samples")
     echo.add_argument("--json", action="store_true", help="one JSON object per line")
     echo.add_argument("--timeout", type=float, metavar="S",
@@ -264,16 +267,20 @@ def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     key_expr = f"fleet/{_valid(check_robot_id, args.robot)}/**" if args.robot else "fleet/**"
     with open_bus(args) as bus:
         sub = Subscription(bus, key_expr, depth=256)
+        ros2 = _ros2_beside(bus, sub)
         deadline = time.monotonic() + max(0.2, args.duration)
         while time.monotonic() < deadline:
             time.sleep(0.1)
+            ros2.update()  # a ROS 2 robot's topics, translated, are heard as ours are
             for sample in sub.take():
                 # A failure is counted on its topic and shown in the errors column.
                 with contextlib.suppress(DecodeError):
                     sub.decode(sample)
         now = time.monotonic()
         stats = sub.stats()
-    if not stats:
+        ros_robots = ros2.robots()
+        ros2.close()
+    if not stats and not ros_robots:
         out(f"no samples on {key_expr} in {args.duration:g} s")
         return 0
     rows = [[key, s.type_name or "-", render_text.human_rate(s.rate_hz(now)),
@@ -281,19 +288,39 @@ def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
              str(s.error_count) + (f" ({s.last_error})" if s.error_count else "")]
             for key, s in sorted(stats.items())]
     out(render_text.table(["key", "type", "rate", "bandwidth", "errors"], rows))
+    graph = [[topic.name, topic.type_name, robot_id, key or "- (not shown here yet)"]
+             for robot_id, robot in sorted(ros_robots.items())
+             if not args.robot or robot_id == args.robot
+             for topic, key in ros2_topics(robot, DEFAULT_ROOT)]
+    if graph:
+        out("")
+        out("ROS 2 topics (rmw_zenoh), heard above under their key:")
+        out(render_text.table(["ROS 2 topic", "ROS 2 type", "robot", "key"], graph))
     return 0
+
+
+def _ros2_beside(bus: BusSession, sub: Subscription) -> RosSource:
+    """The ROS 2 graph on ``bus``: its robots' topics said again, translated, on their fleet
+    keys for ``sub`` to hear (their bad samples counted on it)."""
+    return RosSource(bus, DEFAULT_ROOT, on_presence=lambda _presence: None,
+                     on_catalog=lambda _robot_id, _catalog: None,
+                     count_error=sub.record_error, wake=lambda: None, drive=False)
 
 
 def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     if args.count is not None and args.count < 1:
         raise CliError("--count must be at least 1")
+    if args.key.startswith("/"):
+        return echo_ros2(args, out)
     _valid(check_key_expr, args.key)
     received = threading.Event()
     with open_bus(args) as bus:
         sub = Subscription(bus, args.key, depth=64, on_sample=lambda _s: received.set())
+        ros2 = _ros2_beside(bus, sub)
         printed = 0
         last_sample = time.monotonic()
         while args.count is None or printed < args.count:
+            ros2.update()
             if not received.wait(0.2):
                 if args.timeout and time.monotonic() - last_sample > args.timeout:
                     raise CliError(f"no sample on {args.key} in {args.timeout:g} s")
@@ -325,6 +352,31 @@ def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
                 printed += 1
                 if args.count is not None and printed >= args.count:
                     break
+        ros2.close()
+    return 0
+
+
+def echo_ros2(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    """``echo /rover_1/scan``: a ROS 2 topic's messages, decoded from its CDR, as JSON."""
+    from app.ros2.echo import RosEcho
+
+    with open_bus(args) as bus, RosEcho(bus, args.key) as echo:
+        printed = 0
+        while args.count is None or printed < args.count:
+            try:
+                shown = echo.next(args.timeout, max_list=None if args.json else 8)
+            except DecodeError as exc:
+                print(f"{args.key}: dropped ({exc.kind}): {exc}", file=sys.stderr)
+                continue
+            except TimeoutError as exc:
+                raise CliError(str(exc)) from None
+            if args.json:
+                out(render_text.to_json(shown))
+            else:
+                out(f"--- {args.key}  {shown['type']}  {_clock(shown['time'])}  "
+                    f"{shown['size']} B")
+                out("\n".join(render_text.to_text(shown["message"])))
+            printed += 1
     return 0
 
 
@@ -583,13 +635,14 @@ def _save_box(box: Any, tap: Any, path: Path, saves: threading.Event,
 
 
 def cmd_play(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.record.foreign import foreign_translator
     from app.record.reader import LogError, LogReader
     from app.record.republish import Republisher
 
     if not (math.isfinite(args.rate) and 0.1 <= args.rate <= 10):
         raise CliError("--rate must be 0.1 to 10")
     try:
-        reader = LogReader(Path(args.file))
+        reader = LogReader(Path(args.file), translate=foreign_translator())
     except LogError as exc:
         raise CliError(str(exc)) from None
     for problem in reader.problems:
@@ -619,11 +672,12 @@ def cmd_play(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 
 
 def cmd_info(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.record.foreign import foreign_translator
     from app.record.info import describe
     from app.record.reader import LogError, LogReader
 
     try:
-        reader = LogReader(Path(args.file))
+        reader = LogReader(Path(args.file), translate=foreign_translator())
     except LogError as exc:
         raise CliError(str(exc)) from None
     try:

@@ -1,0 +1,52 @@
+"""The command line beside a ROS 2 robot on rmw_zenoh: its topics listed with ours, a ROS 2
+topic echoed as JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from tests.cli.test_cli import run_cli
+from tests.ros2_robot import BATTERY_PCT, Ros2RobotProcess
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def endpoint(free_endpoint: str) -> Iterator[str]:
+    with Ros2RobotProcess(free_endpoint, "rover_1"):
+        yield free_endpoint
+
+
+def test_topics_lists_the_ros2_topics_heard_under_their_keys(endpoint: str) -> None:
+    result = run_cli("topics", "--connect", endpoint, "--duration", "3")
+    assert result.returncode == 0, result.stderr
+    ours, _, graph = result.stdout.partition("ROS 2 topics (rmw_zenoh)")
+    rows = {line.split()[0]: line.split() for line in ours.splitlines()[2:] if line.strip()}
+    assert rows["fleet/rover_1/scan"][1] == "foxglove.LaserScan"
+    assert float(rows["fleet/rover_1/scan"][2]) > 0  # heard (3 s tell no exact rate)
+    assert rows["fleet/rover_1/uplink/battery"][1] == "fleet.Uplink"
+    listed = {line.split()[0]: line.split() for line in graph.splitlines()[3:]}
+    assert listed["/rover_1/scan"][1:] == ["sensor_msgs/msg/LaserScan", "rover_1",
+                                           "fleet/rover_1/scan"]
+    assert listed["/rover_1/diagnostics"][3] == "fleet/rover_1/uplink/fault"
+    assert "/rover_1/cmd_vel" not in listed  # it subscribes there; nobody publishes
+
+
+def test_echo_prints_a_ros2_message_as_json(endpoint: str) -> None:
+    result = run_cli("echo", "/rover_1/battery", "--json", "--count", "1", "--timeout", "10",
+                     "--connect", endpoint)
+    assert result.returncode == 0, result.stderr
+    (shown,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert shown["type"] == "sensor_msgs/msg/BatteryState"
+    assert shown["message"]["percentage"] == pytest.approx(BATTERY_PCT / 100)
+    assert shown["message"]["serial_number"] == "B-17"
+    assert "POWER_SUPPLY_STATUS_FULL" not in shown["message"]  # constants are no fields
+
+
+def test_echo_of_a_topic_nobody_publishes_says_so(endpoint: str) -> None:
+    result = run_cli("echo", "/rover_1/nothing", "--timeout", "2", "--connect", endpoint)
+    assert result.returncode == 1
+    assert "no ROS 2 publisher of /rover_1/nothing" in result.stderr
