@@ -8,7 +8,8 @@ started with ``RMW_IMPLEMENTATION=rmw_zenoh_cpp`` puts on the wire.
 Node ``/<namespace>/base`` publishes ``scan`` (LaserScan, a wall 3 m ahead, 10 Hz),
 ``points`` (PointCloud2, 2000 points, 2 Hz), ``odom`` (Odometry, 20 Hz) with ``tf``,
 ``tf_static`` (transient local, once), ``camera/image_raw/compressed`` (CompressedImage,
-JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz) and ``diagnostics`` (DiagnosticArray, 1 Hz),
+JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz), ``diagnostics`` (DiagnosticArray, 1 Hz) and
+``markers`` (MarkerArray, 2 Hz: a red pallet cube 2 m ahead labelled ``pallet``),
 and subscribes to ``cmd_vel`` (Twist): the base drives at the commanded velocity, and stops
 by itself 0.5 s after the last command (what twist_mux's timeout does on a real robot).
 ``--bad`` also publishes, on ``scan``, a truncated sample, one with a wrong encapsulation
@@ -52,6 +53,7 @@ PUBLISHED = (  # in the order their tokens are declared: a heavy topic first
     ("camera/image_raw/compressed", "sensor_msgs/msg/CompressedImage", 5.0),
     ("battery", "sensor_msgs/msg/BatteryState", 1.0),
     ("diagnostics", "diagnostic_msgs/msg/DiagnosticArray", 1.0),
+    ("markers", "visualization_msgs/msg/MarkerArray", 2.0),
 )
 BATTERY_PCT = 64.0
 
@@ -225,6 +227,32 @@ class Ros2Robot:
         return self.new("diagnostic_msgs/msg/DiagnosticArray", header=self.header(""),
                         status=[status])
 
+    def markers(self) -> Any:
+        color = "std_msgs/msg/ColorRGBA"
+        duration = self.new("builtin_interfaces/msg/Duration", sec=1, nanosec=0)
+
+        def marker(kind: int, marker_id: int, z: float, scale: tuple[float, float, float],
+                   rgba: tuple[float, float, float, float], text: str = "") -> Any:
+            pose = self.new("geometry_msgs/msg/Pose", position=self.new(
+                "geometry_msgs/msg/Point", x=2.0, y=0.0, z=z), orientation=self.quaternion(0.0))
+            return self.new(
+                "visualization_msgs/msg/Marker", header=self.header("base_link"),
+                ns="obstacles", id=marker_id, type=kind, action=0, pose=pose,
+                scale=self.vector(*scale), color=self.new(color, r=rgba[0], g=rgba[1],
+                                                          b=rgba[2], a=rgba[3]),
+                lifetime=duration, frame_locked=False, points=[], colors=[],
+                texture_resource="", texture=self.new(
+                    "sensor_msgs/msg/CompressedImage", header=self.header(""), format="",
+                    data=np.zeros(0, np.uint8)),
+                uv_coordinates=[], text=text, mesh_resource="",
+                mesh_file=self.new("visualization_msgs/msg/MeshFile", filename="",
+                                   data=np.zeros(0, np.uint8)),
+                mesh_use_embedded_materials=False)
+
+        return self.new("visualization_msgs/msg/MarkerArray", markers=[
+            marker(1, 1, 0.5, (1.0, 1.0, 1.0), (1.0, 0.1, 0.1, 1.0)),  # CUBE
+            marker(9, 2, 1.4, (0.0, 0.0, 0.3), (1.0, 1.0, 1.0, 1.0), "pallet")])  # TEXT
+
     # -- the loop --------------------------------------------------------------------------
     def step(self, dt: float) -> None:
         with self.lock:
@@ -243,7 +271,7 @@ class Ros2Robot:
                      "tf": lambda: self.new("tf2_msgs/msg/TFMessage", transforms=[
                          self.transform("odom", "base_link", self.x, self.y, self.yaw)]),
                      "camera/image_raw/compressed": self.image, "battery": self.battery,
-                     "diagnostics": self.diagnostics}
+                     "diagnostics": self.diagnostics, "markers": self.markers}
         due = dict.fromkeys(producers, 0.0)
         last = time.monotonic()
         bad_due = 0.0

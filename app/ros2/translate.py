@@ -20,6 +20,7 @@ from typing import Any
 import capnp
 
 from app.codec.registry import registry
+from app.ros2 import markers
 
 # ROS PointField datatypes (sensor_msgs/PointField) -> foxglove NumericType
 _NUMERIC = {1: "int8", 2: "uint8", 3: "int16", 4: "uint16", 5: "int32", 6: "uint32",
@@ -242,6 +243,9 @@ TRANSLATIONS: dict[str, Translation] = {
     "nav_msgs/msg/Odometry": Translation("foxglove.PoseInFrame", odometry),
     "nav_msgs/msg/Path": Translation("foxglove.PosesInFrame", path),
     "nav_msgs/msg/OccupancyGrid": Translation("foxglove.Grid", occupancy_grid),
+    "visualization_msgs/msg/MarkerArray": Translation("foxglove.SceneUpdate",
+                                                      markers.marker_array),
+    "visualization_msgs/msg/Marker": Translation("foxglove.SceneUpdate", markers.marker),
     "sensor_msgs/msg/BatteryState": Translation(FLEET_UPLINK, battery, "uplink/battery"),
     "diagnostic_msgs/msg/DiagnosticArray": Translation(FLEET_UPLINK, diagnostics,
                                                        "uplink/fault"),

@@ -41,7 +41,8 @@ def corpus(types: RosTypes) -> dict[str, bytes]:
     samples["sensor_msgs/msg/PointCloud2"] = cloud_cdr(types, 64)[0]
     for name, message in (("sensor_msgs/msg/CompressedImage", robot.image()),
                           ("sensor_msgs/msg/BatteryState", robot.battery()),
-                          ("diagnostic_msgs/msg/DiagnosticArray", robot.diagnostics())):
+                          ("diagnostic_msgs/msg/DiagnosticArray", robot.diagnostics()),
+                          ("visualization_msgs/msg/MarkerArray", robot.markers())):
         samples[name] = types.encode(name, message)
     return samples
 
@@ -93,7 +94,7 @@ def test_damaged_cdr_of_every_translated_type_decodes_or_is_a_decode_error() -> 
     assert {n for n in TRANSLATIONS if n not in samples} <= {
         "sensor_msgs/msg/Image", "sensor_msgs/msg/CameraInfo", "sensor_msgs/msg/NavSatFix",
         "geometry_msgs/msg/PoseStamped", "geometry_msgs/msg/PoseArray", "nav_msgs/msg/Path",
-        "nav_msgs/msg/OccupancyGrid"}
+        "nav_msgs/msg/OccupancyGrid", "visualization_msgs/msg/Marker"}
     rng = random.Random(SEED)
     counts: dict[str, Counter[str]] = {kind: Counter() for kind in KINDS}
     slowest = (0.0, "")

@@ -43,6 +43,7 @@ def test_the_ros2_robot_is_a_robot_of_the_station_with_its_topics(station: Stati
         f"fleet/{ROBOT}/camera/image_raw/compressed": "foxglove.CompressedImage",
         f"fleet/{ROBOT}/uplink/battery": "fleet.Uplink",
         f"fleet/{ROBOT}/uplink/fault": "fleet.Uplink",
+        f"fleet/{ROBOT}/markers": "foxglove.SceneUpdate",
     }
 
     def shown() -> dict[str, str]:
@@ -73,6 +74,26 @@ def test_a_ros2_scan_reaches_a_consumer_as_points_a_wall_ahead(station: Station)
         assert cloud.frame_id == "laser"
         ahead = cloud.xyz[abs(cloud.xyz[:, 1]) < 0.1]
         assert len(ahead) and abs(ahead[:, 0].mean() - 3.0) < 0.05
+    finally:
+        consumer.close()
+
+
+def test_ros2_markers_are_scene_entities(station: Station) -> None:
+    got = []
+    consumer = station.consumer("test", on_sample=got.append)
+    try:
+        consumer.want({Stream(f"fleet/{ROBOT}/markers", "foxglove.SceneUpdate")})
+        wait_for(lambda: got, 15)
+        change = get_converter("foxglove.scene_update")(got[-1].message())
+        entities = {e.id: e for e in change.entities}
+        assert set(entities) == {"obstacles/1", "obstacles/2"}
+        (cube,) = entities["obstacles/1"].primitives
+        assert cube.kind == "cube" and cube.pose[:3] == (2.0, 0.0, 0.5)
+        assert cube.color == pytest.approx((1.0, 0.1, 0.1, 1.0))
+        assert entities["obstacles/1"].frame_id == "base_link"
+        assert entities["obstacles/1"].lifetime_s == 1.0
+        (label,) = entities["obstacles/2"].primitives
+        assert label.kind == "text" and label.text == "pallet"
     finally:
         consumer.close()
 
