@@ -11,7 +11,8 @@ Node ``/<namespace>/base`` publishes ``scan`` (LaserScan, a wall 3 m ahead, 10 H
 JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz), ``diagnostics`` (DiagnosticArray, 1 Hz) and
 ``markers`` (MarkerArray, 2 Hz: a red pallet cube 2 m ahead labelled ``pallet``),
 and subscribes to ``cmd_vel`` (Twist): the base drives at the commanded velocity, and stops
-by itself 0.5 s after the last command (what twist_mux's timeout does on a real robot).
+by itself 0.5 s after the last command (what twist_mux's timeout does on a real robot); and
+to ``goal_pose`` (PoseStamped, as Nav2), reporting each goal as ``goal <x> <y> <yaw> <frame>``.
 ``--bad`` also publishes, on ``scan``, a truncated sample, one with a wrong encapsulation
 header and one with the wrong type hash, every second, and declares a malformed token. It
 prints ``ready`` once its tokens are declared, then each Twist heard as
@@ -96,6 +97,11 @@ class Ros2Robot:
                    f"{dds_type('geometry_msgs/msg/Twist')}/"
                    f"{self.store.hash_rihs01('geometry_msgs/msg/Twist')}/{QOS_DEPTH_10}")
         self.cmd_sub = session.declare_subscriber(self.cmd_key, self.on_twist)
+        goal_type = "geometry_msgs/msg/PoseStamped"
+        self.token("MS", f"{mangle(self.namespace + '/goal_pose')}/{dds_type(goal_type)}/"
+                   f"{self.store.hash_rihs01(goal_type)}/{QOS_DEPTH_10}")
+        self.goal_sub = session.declare_subscriber(self.data_key("goal_pose", goal_type),
+                                                   self.on_goal)
         if bad:
             self.tokens.append(session.liveliness().declare_token(
                 f"@ros2_lv/{domain}/{self.zid}/0/99/MP/%/nonsense"))
@@ -139,6 +145,14 @@ class Ros2Robot:
             self.velocity = (twist.linear.x, twist.angular.z)
             self.commanded_at = time.monotonic()
         print(f"twist {twist.linear.x} {twist.angular.z}", flush=True)
+
+    def on_goal(self, sample: zenoh.Sample) -> None:
+        goal = self.store.deserialize_cdr(sample.payload.to_bytes(),
+                                          "geometry_msgs/msg/PoseStamped")
+        q = goal.pose.orientation
+        yaw = 2 * math.atan2(q.z, q.w)
+        print(f"goal {goal.pose.position.x} {goal.pose.position.y} {yaw} "
+              f"{goal.header.frame_id}", flush=True)
 
     # -- messages --------------------------------------------------------------------------
     def new(self, ros_type: str, **fields: Any) -> Any:
@@ -349,6 +363,7 @@ class Ros2RobotProcess:
                         "--namespace", namespace, "--stagger", str(stagger_s)]
         self.command += ["--bad"] if bad else []
         self.twists: list[tuple[float, float]] = []
+        self.goals: list[tuple[float, float, float, str]] = []
         self.process: subprocess.Popen[str] | None = None
         self._log = tempfile.TemporaryFile("w+")  # noqa: SIM115
         self._ready = threading.Event()
@@ -373,6 +388,9 @@ class Ros2RobotProcess:
             elif line.startswith("twist "):
                 _, linear, angular = line.split()
                 self.twists.append((float(linear), float(angular)))
+            elif line.startswith("goal "):
+                _, x, y, yaw, frame = line.split()
+                self.goals.append((float(x), float(y), float(yaw), frame))
 
     def stop(self, timeout_s: float = 10.0) -> None:
         process = self.process

@@ -2,8 +2,8 @@
 
 A ROS 2 robot's catalog lists fleet ``Command.teleop`` (app.ros2.source), so the teleop
 session, its arming machine, stop bursts, e-stop and command authority drive it as any robot
-of ours, through the outbox. :class:`RosCommands` hears those commands on the station's own
-session only (never another station's) and says each again on the robot's velocity input:
+of ours, through the outbox. :class:`VelocityOutput` hears those commands on the station's
+own session only (never another station's) and says each again on the robot's velocity input:
 a ``geometry_msgs/Twist`` (or ``TwistStamped``) in CDR on its rmw_zenoh key, with the
 attachment and the publisher's liveliness token rmw_zenoh gives every publication, with the
 QoS the command came with (a stop reliable and blocking). ``teleop`` is the Twist; an
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import os
 import threading
 import time
@@ -39,7 +40,10 @@ from app.ros2.rmw_keys import (
 )
 
 FLEET_COMMAND = "application/capnp;fleet.Command"
+GOAL2 = "application/capnp;isaac.Goal2Proto"
 STAMPED = "geometry_msgs/msg/TwistStamped"
+POSE_STAMPED = "geometry_msgs/msg/PoseStamped"
+GOAL_FRAME = "map"  # a goal that names no frame: Nav2's global frame
 BASE_FRAME = "base_link"  # a TwistStamped's frame: the robot's body, as Nav2 sends it
 
 
@@ -71,12 +75,12 @@ class RosNode:
         self._node_tokens = {}
 
 
-class VelocityOutput:
-    """One robot's velocity input: fleet commands heard from this station's own outbox,
-    said again there as Twists."""
+class RosOutput:
+    """One input of a robot (a subscription of its graph) that this station's own commands
+    on ``keys`` are said again on, as an rmw_zenoh publisher of its type would."""
 
-    def __init__(self, bus: BusSession, root: str, robot_id: str, topic: RosTopic,
-                 node: RosNode, types: RosTypes) -> None:
+    def __init__(self, bus: BusSession, topic: RosTopic, node: RosNode, types: RosTypes,
+                 keys: list[str]) -> None:
         self.topic = topic
         self._bus = bus
         self._types = types
@@ -86,9 +90,8 @@ class VelocityOutput:
         self._lock = threading.Lock()  # one sequence, in order, whoever calls
         self._subscribers = [
             bus.keep(bus.zenoh.declare_subscriber(
-                command_key(robot_id, member, root), self._receive,
-                allowed_origin=zenoh.Locality.SESSION_LOCAL))
-            for member in ("teleop", "estop")]
+                key, self._receive, allowed_origin=zenoh.Locality.SESSION_LOCAL))
+            for key in keys]
 
     def close(self) -> None:
         for handle in (*self._subscribers, self._token):
@@ -96,35 +99,74 @@ class VelocityOutput:
 
     def _receive(self, sample: Any) -> None:
         try:
-            command = decode(FLEET_COMMAND, sample.payload.to_bytes()).root
-            member = active_member(command)
-            if member == "teleop":
-                linear, angular = command.teleop.linearMps, command.teleop.angularRps
-            elif member == "estop" and command.estop.engage:
-                linear = angular = 0.0
-            else:
-                return
+            message = self.message_of(sample)
         except DecodeError:
             return  # our own outbox's bytes: cannot happen, and is no robot's business
-        self._say(float(linear), float(angular), sample)
+        if message is not None:
+            self._say(message, sample)
 
-    def _say(self, linear: float, angular: float, sample: Any) -> None:
-        vector = "geometry_msgs/msg/Vector3"
-        twist = self._types.message(
-            "geometry_msgs/msg/Twist",
-            linear=self._types.message(vector, x=linear, y=0.0, z=0.0),
-            angular=self._types.message(vector, x=0.0, y=0.0, z=angular))
+    def message_of(self, sample: Any) -> Any:
+        """The ROS message a command says, or None when it says none here."""
+        raise NotImplementedError
+
+    def _header(self, frame: str) -> Any:
         now = time.time_ns()
-        if self.topic.type_name == STAMPED:
-            stamp = self._types.message("builtin_interfaces/msg/Time", sec=now // 10**9,
-                                        nanosec=now % 10**9)
-            header = self._types.message("std_msgs/msg/Header", stamp=stamp,
-                                         frame_id=BASE_FRAME)
-            twist = self._types.message(STAMPED, header=header, twist=twist)
-        payload = self._types.encode(self.topic.type_name, twist)
+        stamp = self._types.message("builtin_interfaces/msg/Time", sec=now // 10**9,
+                                    nanosec=now % 10**9)
+        return self._types.message("std_msgs/msg/Header", stamp=stamp, frame_id=frame)
+
+    def _say(self, message: Any, sample: Any) -> None:
+        payload = self._types.encode(self.topic.type_name, message)
         with self._lock:
-            attachment = build_attachment(next(self._seq), now, self._gid)
+            attachment = build_attachment(next(self._seq), time.time_ns(), self._gid)
             with contextlib.suppress(zenoh.ZError):  # the session closed under it (reconnect)
                 self._bus.zenoh.put(self._key, payload, attachment=attachment,
                                     congestion_control=sample.congestion_control,
                                     priority=sample.priority, express=sample.express)
+
+
+class VelocityOutput(RosOutput):
+    """A robot's velocity input: teleop and e-stop commands as Twists."""
+
+    def __init__(self, bus: BusSession, root: str, robot_id: str, topic: RosTopic,
+                 node: RosNode, types: RosTypes) -> None:
+        super().__init__(bus, topic, node, types,
+                         [command_key(robot_id, member, root) for member in ("teleop", "estop")])
+
+    def message_of(self, sample: Any) -> Any:
+        command = decode(FLEET_COMMAND, sample.payload.to_bytes()).root
+        member = active_member(command)
+        if member == "teleop":
+            linear, angular = command.teleop.linearMps, command.teleop.angularRps
+        elif member == "estop" and command.estop.engage:
+            linear = angular = 0.0
+        else:
+            return None
+        vector = "geometry_msgs/msg/Vector3"
+        twist = self._types.message(
+            "geometry_msgs/msg/Twist",
+            linear=self._types.message(vector, x=float(linear), y=0.0, z=0.0),
+            angular=self._types.message(vector, x=0.0, y=0.0, z=float(angular)))
+        if self.topic.type_name == STAMPED:
+            return self._types.message(STAMPED, header=self._header(BASE_FRAME), twist=twist)
+        return twist
+
+
+class GoalOutput(RosOutput):
+    """A robot's goal input (``goal_pose``, as Nav2's RViz tool sends): a goal picked in the
+    3D view, an isaac ``Goal2Proto`` in the robot's local frame, as a ``PoseStamped``."""
+
+    def __init__(self, bus: BusSession, key: str, topic: RosTopic, node: RosNode,
+                 types: RosTypes) -> None:
+        super().__init__(bus, topic, node, types, [key])
+
+    def message_of(self, sample: Any) -> Any:
+        goal = decode(GOAL2, sample.payload.to_bytes()).root
+        x, y = goal.goal.translation.x, goal.goal.translation.y
+        yaw = math.atan2(goal.goal.rotation.q.y, goal.goal.rotation.q.x)
+        new = self._types.message
+        pose = new("geometry_msgs/msg/Pose",
+                   position=new("geometry_msgs/msg/Point", x=x, y=y, z=0.0),
+                   orientation=new("geometry_msgs/msg/Quaternion", x=0.0, y=0.0,
+                                   z=math.sin(yaw / 2), w=math.cos(yaw / 2)))
+        return new(POSE_STAMPED, header=self._header(goal.goalFrame or GOAL_FRAME), pose=pose)

@@ -22,7 +22,7 @@ from app.bus.presence import RobotPresence
 from app.bus.session import BusSession
 from app.codec.errors import DecodeError, MalformedMessage
 from app.ros2.cdr import RosTypes
-from app.ros2.commands import RosNode, VelocityOutput
+from app.ros2.commands import GoalOutput, RosNode, RosOutput, VelocityOutput
 from app.ros2.graph import RosGraph, RosRobot, RosTopic
 from app.ros2.rmw_keys import ADMIN_SPACE, MalformedToken, parse_token
 from app.ros2.streams import InboundStream
@@ -35,6 +35,14 @@ FLEET_COMMAND = "fleet.Command"
 # its namespace
 VELOCITY_TOPIC = "cmd_vel"
 VELOCITY_TYPES = ("geometry_msgs/msg/Twist", "geometry_msgs/msg/TwistStamped")
+# The goal input Nav2's RViz tool sends to, under its namespace; goals reach it as isaac
+# goals in the robot's local frame (the only goal command of ours that names its frame)
+GOAL_TOPIC, GOAL_TYPE = "goal_pose", "geometry_msgs/msg/PoseStamped"
+GOAL2 = "isaac.Goal2Proto"
+
+
+def goal_key(root: str, robot_id: str) -> str:
+    return f"{robot_key(robot_id, root)}/command/goal_pose"
 
 
 def shown(robot: RosRobot) -> list[tuple[RosTopic, Translation]]:
@@ -63,14 +71,23 @@ def velocity_input(robot: RosRobot, name: str = VELOCITY_TOPIC) -> RosTopic | No
                  if t.local == name and t.type_name in VELOCITY_TYPES), None)
 
 
+def goal_input(robot: RosRobot) -> RosTopic | None:
+    """The robot's subscription goals go to: ``<namespace>/goal_pose``, a PoseStamped."""
+    return next((t for t in robot.subscriptions
+                 if t.local == GOAL_TOPIC and t.type_name == GOAL_TYPE), None)
+
+
 def catalog_of(robot: RosRobot, root: str) -> Catalog:
     """What the station knows a robot of ours by, made from its graph: the topics it can
-    show, and fleet ``Command.teleop`` when the robot has a velocity input."""
+    show, fleet ``Command.teleop`` when the robot has a velocity input, and an isaac goal
+    when it has a goal input."""
     topics = [TopicInfo(fleet_key(root, topic, translation), translation.type_name,
                         latched=topic.transient_local)
               for topic, translation in shown(robot)]
     commands = [TopicInfo(command_key(robot.robot_id, "teleop", root), FLEET_COMMAND)] \
         if velocity_input(robot) is not None else []
+    if goal_input(robot) is not None:
+        commands.append(TopicInfo(goal_key(root, robot.robot_id), GOAL2))
     return Catalog(robot.robot_id, name=robot.robot_id, model=MODEL, families=["ros2"],
                    topics=topics, commands=commands)
 
@@ -96,7 +113,7 @@ class RosSource:
         self._robots: dict[str, RosRobot] = {}
         self._catalogs: dict[str, Catalog] = {}
         self._streams: dict[str, InboundStream] = {}
-        self._outputs: dict[str, VelocityOutput] = {}
+        self._outputs: dict[tuple[str, str], RosOutput] = {}  # (robot, "velocity" | "goal")
         self._node = RosNode(bus, station_id)
         self._drive = drive
         self._own_zid = str(bus.zenoh.info.zid())  # the station's own node is no robot
@@ -139,6 +156,9 @@ class RosSource:
         self._wake()
 
     def _follow(self, robots: dict[str, RosRobot]) -> None:
+        # what its catalog will offer is ready first: a goal sent as soon as it is listed
+        self._keep_streams(robots)
+        self._keep_outputs(robots)
         now = time.monotonic()
         gone, came = self._robots.keys() - robots.keys(), robots.keys() - self._robots.keys()
         self._robots = robots
@@ -152,8 +172,6 @@ class RosSource:
             if catalog != self._catalogs.get(robot_id):
                 self._catalogs[robot_id] = catalog
                 self._on_catalog(robot_id, catalog)
-        self._keep_streams(robots)
-        self._keep_outputs(robots)
 
     def _keep_streams(self, robots: dict[str, RosRobot]) -> None:
         wanted = {fleet_key(self._root, topic, translation): (topic, translation)
@@ -167,14 +185,20 @@ class RosSource:
                                                    self._wake)
 
     def _keep_outputs(self, robots: dict[str, RosRobot]) -> None:
-        wanted = {robot_id: topic for robot_id, robot in robots.items()
-                  if self._drive and (topic := velocity_input(robot)) is not None}
-        for robot_id in [r for r, o in self._outputs.items() if wanted.get(r) != o.topic]:
-            self._outputs.pop(robot_id).close()
-        for robot_id, topic in wanted.items():
-            if robot_id not in self._outputs:
-                self._outputs[robot_id] = VelocityOutput(
-                    self._bus, self._root, robot_id, topic, self._node, self._store())
+        wanted = {}
+        for robot_id, robot in robots.items() if self._drive else ():
+            for kind, topic in (("velocity", velocity_input(robot)), ("goal", goal_input(robot))):
+                if topic is not None:
+                    wanted[robot_id, kind] = topic
+        for slot in [s for s, o in self._outputs.items() if wanted.get(s) != o.topic]:
+            self._outputs.pop(slot).close()
+        for (robot_id, kind), topic in wanted.items():
+            if (robot_id, kind) in self._outputs:
+                continue
+            self._outputs[robot_id, kind] = VelocityOutput(
+                self._bus, self._root, robot_id, topic, self._node, self._store()) \
+                if kind == "velocity" else GoalOutput(
+                self._bus, goal_key(self._root, robot_id), topic, self._node, self._store())
 
     def _store(self) -> RosTypes:
         if self._types is None:

@@ -4,6 +4,7 @@ losing control. The robot (another process) reports each Twist it heard."""
 
 from __future__ import annotations
 
+import math
 import os
 import struct
 import time
@@ -14,6 +15,7 @@ import pytest
 from app.bus.config import BusConfig
 from app.bus.session import BusSession
 from app.inputs.gamepad import Gamepad
+from app.station.goal_commands import GOAL2, LocalGoal, goal_order, goal_route
 from app.station.station import Station
 from app.teleop.arming import Arming
 from app.teleop.session import TeleopSession
@@ -139,6 +141,21 @@ def test_on_the_wire_it_is_what_an_rmw_zenoh_publisher_says(
         f"@ros2_lv/0/*/*/*/MP/%/%/fieldstation_$*/%{ROBOT}%cmd_vel/**")]
     assert len(tokens) == 1  # the station's publisher, in the graph (ros2 topic info)
     assert [r.robot_id for r in station.robots()] == [ROBOT]  # its own node is no robot
+
+
+def test_a_goal_goes_to_goal_pose_in_the_frame_it_was_picked_in(
+        robot: Ros2RobotProcess, station: Station) -> None:
+    wait_for(lambda: goal_route(ROBOT, station.robot(ROBOT).catalog).type_name == GOAL2, 5)
+    info = station.robot(ROBOT)
+    assert info is not None
+    route = goal_route(ROBOT, info.catalog)
+    assert route is not None
+    goal = LocalGoal(3.0, -1.0, 0.0, math.pi / 2, f"{ROBOT}/odom")  # as the 3D view picks it
+    order = goal_order(ROBOT, goal, route, seq=1)
+    assert station.outbox.send([order.outgoing])
+    wait_for(lambda: robot.goals, 5)
+    x, y, yaw, frame = robot.goals[-1]
+    assert (x, y, frame) == (3.0, -1.0, "odom") and yaw == pytest.approx(math.pi / 2)
 
 
 def test_the_estop_says_stop_at_once(robot: Ros2RobotProcess, session: TeleopSession,
