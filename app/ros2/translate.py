@@ -252,6 +252,12 @@ TRANSLATIONS: dict[str, Translation] = {
 }
 
 
+def _stamp_ms(msg: Any) -> int:
+    """The message's header stamp in unix ms; 0 when it has none or left it unset."""
+    header = getattr(msg, "header", None)
+    return header.stamp.sec * 1000 + header.stamp.nanosec // 10**6 if header is not None else 0
+
+
 STATIC_TRANSFORMS = Translation("foxglove.FrameTransforms", static_transforms)
 
 
@@ -273,7 +279,7 @@ def translate(translation: Translation, ros_type: str, msg: Any, robot_id: str
             builder = struct.new_message()
             translation.fill(builder, msg)
             return [builder.to_bytes()]
-        sent_ms = time.time_ns() // 10**6
+        sent_ms = _stamp_ms(msg) or time.time_ns() // 10**6  # a log's own time in playback
         samples = []
         for fill in translation.fill(msg):
             uplink = struct.new_message(robotId=robot_id, unixTimeMs=sent_ms)

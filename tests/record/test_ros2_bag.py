@@ -282,12 +282,14 @@ def test_battery_and_each_diagnostic_status_are_uplinks(bag: Path) -> None:
     assert battery["robotId"] == "rover_1"
     assert battery["battery"]["percentage"] == pytest.approx(64.0)
     assert battery["battery"]["voltageV"] == pytest.approx(25.1)
+    assert battery["unixTimeMs"] == T0_NS // 10**6  # its own time: the log's clock, not now
     faults = [plain(m.root) for m in found[f"fleet/{BAG}/uplink/fault"]]
     assert [(f["robotId"], f["fault"]["code"], f["fault"]["severity"], f["fault"]["active"],
              f["fault"]["source"], f["fault"]["message"]) for f in faults] == [
         (BAG, "base: motor", "minor", True, "motor-1", "drive motor warm"),
         (BAG, "base: lidar", "major", True, "lidar-1", "no scans for 2 s")]
     assert {f["fault"]["raisedUnixTimeMs"] for f in faults} == {T0_NS // 10**6}
+    assert {f["unixTimeMs"] for f in faults} == {T0_NS // 10**6}
 
 
 def test_a_damaged_message_is_counted_and_the_rest_play(bag: Path) -> None:

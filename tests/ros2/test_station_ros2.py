@@ -56,8 +56,10 @@ def test_the_ros2_robot_is_a_robot_of_the_station_with_its_topics(station: Stati
     info = station.robot(ROBOT)
     assert info is not None and info.catalog is not None
     assert info.catalog.model == "ROS 2 (rmw_zenoh)"
-    wait_for(lambda: [c.key for c in station.robot(ROBOT).catalog.commands]
-             == [f"fleet/{ROBOT}/command/teleop"], 5)  # its cmd_vel: teleop drives it
+    wait_for(lambda: {c.key: c.type for c in station.robot(ROBOT).catalog.commands} == {
+        f"fleet/{ROBOT}/command/teleop": "fleet.Command",  # its cmd_vel: teleop drives it
+        f"fleet/{ROBOT}/command/goal_pose": "isaac.Goal2Proto",  # and goals go to goal_pose
+    }, 5)
     # its small topics are heard at once, as a robot of ours; its data keeps it fresh
     wait_for(lambda: SCAN in station.topics() and station.topics()[SCAN].rate_hz() > 5, 10)
     wait_for(lambda: (r := station.robot(ROBOT)) is not None and r.last_data is not None, 5)

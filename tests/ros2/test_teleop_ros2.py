@@ -145,7 +145,12 @@ def test_on_the_wire_it_is_what_an_rmw_zenoh_publisher_says(
 
 def test_a_goal_goes_to_goal_pose_in_the_frame_it_was_picked_in(
         robot: Ros2RobotProcess, station: Station) -> None:
-    wait_for(lambda: goal_route(ROBOT, station.robot(ROBOT).catalog).type_name == GOAL2, 5)
+    def route_type() -> str:
+        info = station.robot(ROBOT)
+        route = goal_route(ROBOT, info.catalog) if info is not None else None
+        return route.type_name if route is not None else ""
+
+    wait_for(lambda: route_type() == GOAL2, 5, why=route_type)  # its goal_pose is listed
     info = station.robot(ROBOT)
     assert info is not None
     route = goal_route(ROBOT, info.catalog)
