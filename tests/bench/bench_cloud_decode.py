@@ -3,15 +3,13 @@ float32 numpy array, against one numpy copy of the same point bytes, same run.""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from app.codec.buffers import encode_buffers, fill_tensor
 from app.codec.decode import decode, encoding_for
 from app.codec.registry import registry
 from app.convert.isaac import point_cloud_to_numpy
-from tests.bench.common import iterations, median, report
+from tests.bench.common import iterations, median, median_time, report
 
 POINTS = 1_000_000
 TARGET = 2.0
@@ -24,15 +22,6 @@ def cloud_sample(points: int) -> tuple[bytes, bytes, np.ndarray]:
     return msg.to_bytes(), bytes(encode_buffers([xyz])), xyz
 
 
-def _timed(action, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return median(times)
-
-
 def run() -> list[str]:
     payload, attachment, xyz = cloud_sample(POINTS)
     raw = xyz.tobytes()
@@ -42,8 +31,8 @@ def run() -> list[str]:
     repeats = iterations(30, 3)
     ours, baseline = [], []
     for _ in range(3):  # interleaved rounds, so load drifts hit both alike
-        baseline.append(_timed(lambda: np.frombuffer(raw, np.float32).copy(), repeats))
-        ours.append(_timed(lambda: point_cloud_to_numpy(decode(encoding, payload, attachment)),
+        baseline.append(median_time(lambda: np.frombuffer(raw, np.float32).copy(), repeats))
+        ours.append(median_time(lambda: point_cloud_to_numpy(decode(encoding, payload, attachment)),
                            repeats))
     return [report("isaac cloud 1M points -> numpy (decode / one numpy copy)",
                    median(ours), median(baseline), TARGET)]

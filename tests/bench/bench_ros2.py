@@ -9,8 +9,6 @@
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable
 
 import numpy as np
 
@@ -18,21 +16,12 @@ from app.codec.decode import decode, encoding_for
 from app.convert.registry import get_converter
 from app.ros2.cdr import RosTypes
 from app.ros2.translate import Translation, translate, translation_for
-from tests.bench.common import iterations, median, report
+from tests.bench.common import iterations, median, median_time, report
 
 POINTS = 1_000_000
 CLOUD_TARGET = 1.0
 DECODE_TARGET = 1.2
 SAID_TARGET = 5.0
-
-
-def _timed(action: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return median(times)
 
 
 def cloud_cdr(types: RosTypes, points: int) -> tuple[bytes, np.ndarray]:
@@ -105,8 +94,8 @@ def run() -> list[str]:
     repeats = iterations(15, 2)
     cloud, copy = [], []
     for _ in range(3):  # interleaved rounds, so load drifts hit both alike
-        copy.append(_timed(lambda: np.frombuffer(raw, np.float32).copy(), repeats))
-        cloud.append(_timed(ours, repeats))
+        copy.append(median_time(lambda: np.frombuffer(raw, np.float32).copy(), repeats))
+        cloud.append(median_time(ours, repeats))
     lines = [report("ROS 2 PointCloud2 1M points CDR -> numpy (ours / one numpy copy)",
                     median(cloud), median(copy), CLOUD_TARGET)]
     small = small_samples(types)
@@ -127,9 +116,9 @@ def run() -> list[str]:
 
         theirs, ours_decoded, ours_said = [], [], []
         for _ in range(3):
-            theirs.append(_timed(bare, rounds))
-            ours_decoded.append(_timed(decoded, rounds))
-            ours_said.append(_timed(said, rounds))
+            theirs.append(median_time(bare, rounds))
+            ours_decoded.append(median_time(decoded, rounds))
+            ours_said.append(median_time(said, rounds))
         short = name.rsplit("/", 1)[-1]
         lines.append(report(f"ROS 2 {short} CDR decode (ours / rosbags deserialise)",
                             median(ours_decoded), median(theirs), DECODE_TARGET))

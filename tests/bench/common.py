@@ -31,6 +31,16 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
+def median_time(action: Callable[[], object], repeats: int) -> float:
+    """The median wall time of ``repeats`` calls of ``action``."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return median(times)
+
+
 def fmt_seconds(seconds: float) -> str:
     if seconds < 1e-3:
         return f"{seconds * 1e6:.0f} µs"

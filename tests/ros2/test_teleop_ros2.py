@@ -14,7 +14,6 @@ import pytest
 
 from app.bus.config import BusConfig
 from app.bus.session import BusSession
-from app.inputs.gamepad import Gamepad
 from app.station.goal_commands import GOAL2, LocalGoal, goal_order, goal_route
 from app.station.station import Station
 from app.teleop.arming import Arming
@@ -62,22 +61,6 @@ def session(station: Station) -> Iterator[TeleopSession]:
         yield session
     finally:
         session.close()
-
-
-@pytest.fixture
-def pad(session: TeleopSession) -> Iterator[VirtualGamepad]:
-    gamepad = Gamepad(session.set_input)
-    gamepad.start()
-    virtual = VirtualGamepad("Operator pad")
-    try:
-        wait_for(lambda: session.status().teleop.device == "Operator pad", 5.0)
-        wait_for(lambda: session.status().link.live, 8.0,
-                 why=lambda: session.status().teleop.reason)
-        yield virtual
-    finally:
-        if virtual.plugged:
-            virtual.unplug()
-        gamepad.stop()
 
 
 def drive(session: TeleopSession, pad: VirtualGamepad, robot: Ros2RobotProcess) -> None:
