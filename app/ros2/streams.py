@@ -45,32 +45,37 @@ class InboundStream:
         self._translation = translation
         self._lock = threading.Lock()
         self._subscriber: Any = None
+        # zenoh refuses to undeclare the publisher while a put on it runs ("Already
+        # borrowed"): puts and its undeclaring take turns, and none comes after it
+        self._put_lock = threading.Lock()
+        self._closed = False
         self._publisher = bus.keep(bus.zenoh.declare_publisher(
             fleet_key, encoding=encoding_for(self._translation.type_name),
             allowed_destination=zenoh.Locality.SESSION_LOCAL))
         self._matching = bus.keep(self._publisher.declare_matching_listener(
             lambda _status: wake()))
 
-    @property
-    def heard(self) -> bool:
-        return self._subscriber is not None
-
     def update(self) -> None:
         """Hears the ROS topic while its fleet key is wanted, and only then."""
         wanted = self._publisher.matching_status.matching
+        dropped = None
         with self._lock:
             if wanted and self._subscriber is None:
                 self._subscriber = self._subscribe()
             elif not wanted and self._subscriber is not None:
-                subscriber, self._subscriber = self._subscriber, None
-                self._bus.release(subscriber)
+                dropped, self._subscriber = self._subscriber, None
+        if dropped is not None:  # not under the lock: its callbacks in flight end first
+            self._bus.release(dropped)
 
     def close(self) -> None:
         with self._lock:
             subscriber, self._subscriber = self._subscriber, None
-        for handle in (subscriber, self._matching, self._publisher):
+        for handle in (subscriber, self._matching):
             if handle is not None:
                 self._bus.release(handle)
+        with self._put_lock:
+            self._closed = True
+            self._bus.release(self._publisher)
 
     def _subscribe(self) -> Any:
         topic = self.topic
@@ -95,8 +100,9 @@ class InboundStream:
             except Untranslatable as exc:
                 raise MalformedMessage(str(exc)) from None
             stamp = self._stamp(sample.attachment)
-            for payload in translated:
-                self._publisher.put(payload, timestamp=stamp)
+            with self._put_lock:
+                for said in translated if not self._closed else ():
+                    self._publisher.put(said, timestamp=stamp)
         except DecodeError as exc:
             self._count_error(self.fleet_key, exc)
         except zenoh.ZError:
