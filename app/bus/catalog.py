@@ -128,8 +128,8 @@ def discover(
         stats = sub.stats()
     finally:
         sub.close()
-    topics = [
-        TopicInfo(key, s.type_name, round(s.rate_hz(), 1))
+    topics = [  # the mean period of what was heard, however late its last came
+        TopicInfo(key, s.type_name, round(s.rate_hz(s.last_arrival), 1))
         for key, s in sorted(stats.items())
         if not key.endswith("/catalog")
     ]
