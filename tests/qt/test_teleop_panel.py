@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.qt.main_window import MainWindow
 from app.teleop.arming import Arming
@@ -64,6 +64,9 @@ def test_the_e_stop_shortcut_works_wherever_the_focus_is(window: MainWindow, qtb
     panel = window.open_panel("teleop")
     panel.set_source("keyboard")
     assert window.estop_action.shortcut().toString() == "Ctrl+Space"
+    # an operator's window is the active one (a loaded X server may take a while to say so)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is not None, timeout=5_000)
     qtbot.keyClick(panel.drive, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: "rover-1" in window.estopped_robots(), timeout=5_000)  # sent
     qtbot.waitUntil(lambda: rover_estop(window) is True, timeout=15_000)  # and reported
