@@ -288,10 +288,10 @@ def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
              str(s.error_count) + (f" ({s.last_error})" if s.error_count else "")]
             for key, s in sorted(stats.items())]
     out(render_text.table(["key", "type", "rate", "bandwidth", "errors"], rows))
-    graph = [[topic.name, topic.type_name, robot_id, key or "- (not shown here yet)"]
+    graph = [[topic.name, topic.type_name, robot_id, key or "- (type not known here)"]
              for robot_id, robot in sorted(ros_robots.items())
              if not args.robot or robot_id == args.robot
-             for topic, key in ros2_topics(robot, DEFAULT_ROOT)]
+             for topic, key in ros2_topics(robot, DEFAULT_ROOT, ros2.types)]
     if graph:
         out("")
         out("ROS 2 topics (rmw_zenoh), heard above under their key:")

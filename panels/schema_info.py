@@ -19,7 +19,7 @@ _PRIMITIVES = {
 
 def struct_schema(type_name: str) -> Any | None:
     """The capnp struct schema of a wire type name, or None if no schema knows it."""
-    struct = registry().structs.get(type_name)
+    struct = registry().find(type_name)
     return None if struct is None else struct.schema
 
 

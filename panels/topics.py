@@ -156,7 +156,7 @@ class TopicsPanel(PanelBase):
     def numeric_paths(self, key: str) -> list[str]:
         """The numeric fields of the topic's type; those under the union member its key
         names (``…/uplink/motion`` carries ``motion``) come first."""
-        struct = registry().structs.get(self.model.types.get(key, ""))
+        struct = registry().find(self.model.types.get(key, ""))
         if struct is None:
             return []
         paths = numeric_paths(struct.schema)

@@ -9,7 +9,8 @@ Node ``/<namespace>/base`` publishes ``scan`` (LaserScan, a wall 3 m ahead, 10 H
 ``points`` (PointCloud2, 2000 points, 2 Hz), ``odom`` (Odometry, 20 Hz) with ``tf``,
 ``tf_static`` (transient local, once), ``camera/image_raw/compressed`` (CompressedImage,
 JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz), ``diagnostics`` (DiagnosticArray, 1 Hz) and
-``markers`` (MarkerArray, 2 Hz: a red pallet cube 2 m ahead labelled ``pallet``),
+``markers`` (MarkerArray, 2 Hz: a red pallet cube 2 m ahead labelled ``pallet``), ``imu``
+(Imu, 20 Hz: gravity on z, its yaw rate the commanded one),
 and subscribes to ``cmd_vel`` (Twist): the base drives at the commanded velocity, and stops
 by itself 0.5 s after the last command (what twist_mux's timeout does on a real robot); and
 to ``goal_pose`` (PoseStamped, as Nav2), reporting each goal as ``goal <x> <y> <yaw> <frame>``.
@@ -55,8 +56,10 @@ PUBLISHED = (  # in the order their tokens are declared: a heavy topic first
     ("battery", "sensor_msgs/msg/BatteryState", 1.0),
     ("diagnostics", "diagnostic_msgs/msg/DiagnosticArray", 1.0),
     ("markers", "visualization_msgs/msg/MarkerArray", 2.0),
+    ("imu", "sensor_msgs/msg/Imu", 20.0),
 )
 BATTERY_PCT = 64.0
+GRAVITY = 9.81
 
 
 def dds_type(ros_type: str) -> str:
@@ -241,6 +244,17 @@ class Ros2Robot:
         return self.new("diagnostic_msgs/msg/DiagnosticArray", header=self.header(""),
                         status=[status])
 
+    def imu(self) -> Any:
+        with self.lock:
+            yaw = self.yaw
+            _, angular = self.velocity
+        return self.new("sensor_msgs/msg/Imu", header=self.header("imu"),
+                        orientation=self.quaternion(yaw), orientation_covariance=np.zeros(9),
+                        angular_velocity=self.vector(z=angular),
+                        angular_velocity_covariance=np.zeros(9),
+                        linear_acceleration=self.vector(z=GRAVITY),
+                        linear_acceleration_covariance=np.zeros(9))
+
     def markers(self) -> Any:
         color = "std_msgs/msg/ColorRGBA"
         duration = self.new("builtin_interfaces/msg/Duration", sec=1, nanosec=0)
@@ -285,7 +299,8 @@ class Ros2Robot:
                      "tf": lambda: self.new("tf2_msgs/msg/TFMessage", transforms=[
                          self.transform("odom", "base_link", self.x, self.y, self.yaw)]),
                      "camera/image_raw/compressed": self.image, "battery": self.battery,
-                     "diagnostics": self.diagnostics, "markers": self.markers}
+                     "diagnostics": self.diagnostics, "markers": self.markers,
+                     "imu": self.imu}
         due = dict.fromkeys(producers, 0.0)
         last = time.monotonic()
         bad_due = 0.0

@@ -136,7 +136,7 @@ def decode(
 ) -> DecodedMessage:
     reg = reg or registry()
     type_name = type_name_of(encoding)
-    struct_type = reg.structs.get(type_name)
+    struct_type = reg.find(type_name)
     if struct_type is None:
         raise UnknownType(f"no schema registers {type_name}")
     limits = limits_for(type_name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,8 @@ class SchemaRegistry:
     structs: dict[str, Any] = field(default_factory=dict)
     enums: dict[str, Any] = field(default_factory=dict)
     names_by_id: dict[int, str] = field(default_factory=dict)
+    # family -> what makes a struct of that family on first use (ROS 2 types: app.ros2)
+    resolvers: dict[str, Callable[[str], Any]] = field(default_factory=dict)
 
     def add_module(self, prefix: str, module: Any) -> None:
         for node in module.schema.node.nestedNodes:
@@ -35,7 +38,21 @@ class SchemaRegistry:
                 self._add(f"{name}.{nested.name}", child)
 
     def struct(self, name: str) -> Any:
-        return self.structs[name]
+        found = self.find(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def find(self, name: str) -> Any | None:
+        """The struct of a wire type name, made by its family's resolver if it has one and
+        it is not there yet; None when there is none."""
+        found = self.structs.get(name)
+        if found is None:
+            resolve = self.resolvers.get(name.split(".", 1)[0])
+            found = resolve(name) if resolve is not None else None
+            if found is not None:
+                self.structs[name] = found
+        return found
 
     def name_of(self, type_id: int) -> str:
         return self.names_by_id[type_id]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from app.codec.decode import ENCODING_PREFIX
-from schemas.loader import PACKAGED_FAMILIES, SCHEMA_DIR
+from schemas.loader import FAMILIES, PACKAGED_FAMILIES, SCHEMA_DIR
 
 PROFILE = "fieldstation"
 SCHEMA_ENCODING = "capnp"
@@ -96,9 +96,9 @@ def schema_text(type_name: str) -> bytes | None:
     none of ours defines (its samples are still recorded, with schema id 0)."""
     from app.codec.registry import registry  # loads every schema: only when first needed
 
-    if type_name not in registry().structs:
-        return None
     family, _, rest = type_name.partition(".")
+    if family not in FAMILIES or type_name not in registry().structs:  # a ROS 2 type's own
+        return None  # struct is made at run time (app.ros2.generic): no file of ours
     if family in PACKAGED_FAMILIES:
         path = SCHEMA_DIR / family / f"{rest.partition('.')[0]}.capnp"
     else:

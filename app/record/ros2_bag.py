@@ -10,9 +10,10 @@ the live robot's would. A bag does not say which node published what, so a robot
 namespace with its own ``tf`` or ``odom`` (as each robot of a multi-robot setup has them):
 ``/rover_1/scan`` is then robot ``rover_1``'s ``fleet/rover_1/scan``; every other topic is
 the file's robot's, under its full name (``/camera/image_raw`` of a one-robot bag is
-``fleet/<file>/camera/image_raw``). A battery plays on ``fleet/<robot>/uplink/battery``. A
-type with no translation, a definition that does not parse, and a message that does not
-decode are said in one line each, never fatal.
+``fleet/<file>/camera/image_raw``). A battery plays on ``fleet/<robot>/uplink/battery``; a
+type with nothing to draw (a custom one) as its own struct (app.ros2.generic), for the
+inspector and plots. A definition that does not parse and a message that does not decode
+are said in one line each, never fatal.
 """
 
 from __future__ import annotations
@@ -139,9 +140,12 @@ class Ros2Translator:
             raise ForeignError(f"{ros_type}: {info.schema_encoding or 'no'} definitions are "
                                "not readable here")
         types = self._store_with(ros_type, info)
-        translation = translation_for(ros_type, info.topic)
-        if translation is None:
-            raise ForeignError(f"{ros_type} has no display here yet")
+        try:
+            translation = translation_for(ros_type, info.topic, types)
+        except ValueError as exc:  # its own struct: another definition of it came first
+            raise ForeignError(f"{ros_type}: {exc}") from None
+        if translation is None:  # the graph's plumbing
+            raise ForeignError(f"{ros_type} on {info.topic} is no robot's data")
         robot, name = robot_and_name(info.topic, robot_id, robot_namespaces(info.file_topics))
         try:
             key = topic_key(robot, translation.key or name)

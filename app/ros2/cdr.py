@@ -83,6 +83,11 @@ class RosTypes:
         self._limits[type_name] = limit
         return limit
 
+    @property
+    def fielddefs(self) -> dict[str, Any]:
+        """rosbags' parsed definitions, by type name."""
+        return dict(self._store.fielddefs)
+
     def encode(self, type_name: str, message: Any) -> bytes:
         return bytes(self._store.serialize_cdr(message, type_name))
 

@@ -45,18 +45,21 @@ def goal_key(root: str, robot_id: str) -> str:
     return f"{robot_key(robot_id, root)}/command/goal_pose"
 
 
-def shown(robot: RosRobot) -> list[tuple[RosTopic, Translation]]:
-    """The robot's topics the station can show, each with its translation."""
+def shown(robot: RosRobot, types: RosTypes | None) -> list[tuple[RosTopic, Translation]]:
+    """The robot's topics the station can show, each with its translation (given the
+    ``types`` that define them, any type they define: its own struct)."""
     return [(topic, translation) for topic in robot.publishers
-            if (translation := translation_for(topic.type_name, topic.name)) is not None]
+            if (translation := translation_for(topic.type_name, topic.name, types))
+            is not None]
 
 
-def ros2_topics(robot: RosRobot, root: str) -> list[tuple[RosTopic, str]]:
+def ros2_topics(robot: RosRobot, root: str, types: RosTypes | None = None
+                ) -> list[tuple[RosTopic, str]]:
     """Every topic the robot publishes, with the key the station says it again on ("" for a
-    type it cannot show yet)."""
+    type it cannot show)."""
     return [(topic, fleet_key(root, topic, translation) if translation is not None else "")
             for topic in robot.publishers
-            for translation in [translation_for(topic.type_name, topic.name)]]
+            for translation in [translation_for(topic.type_name, topic.name, types)]]
 
 
 def fleet_key(root: str, topic: RosTopic, translation: Translation) -> str:
@@ -77,13 +80,13 @@ def goal_input(robot: RosRobot) -> RosTopic | None:
                  if t.local == GOAL_TOPIC and t.type_name == GOAL_TYPE), None)
 
 
-def catalog_of(robot: RosRobot, root: str) -> Catalog:
+def catalog_of(robot: RosRobot, root: str, types: RosTypes | None = None) -> Catalog:
     """What the station knows a robot of ours by, made from its graph: the topics it can
     show, fleet ``Command.teleop`` when the robot has a velocity input, and an isaac goal
     when it has a goal input."""
     topics = [TopicInfo(fleet_key(root, topic, translation), translation.type_name,
                         latched=topic.transient_local)
-              for topic, translation in shown(robot)]
+              for topic, translation in shown(robot, types)]
     commands = [TopicInfo(command_key(robot.robot_id, "teleop", root), FLEET_COMMAND)] \
         if velocity_input(robot) is not None else []
     if goal_input(robot) is not None:
@@ -121,6 +124,11 @@ class RosSource:
 
     def robots(self) -> dict[str, RosRobot]:
         return dict(self._robots)
+
+    @property
+    def types(self) -> RosTypes:
+        """The ROS 2 types this source knows (rosbags' store, made on first use)."""
+        return self._store()
 
     def update(self) -> None:
         """Robots and their catalogs as the graph has them now; each topic heard as wanted."""
@@ -168,14 +176,15 @@ class RosSource:
         for robot_id, robot in sorted(robots.items()):
             if robot_id in came:
                 self._on_presence(RobotPresence(robot_id, True, now))
-            catalog = catalog_of(robot, self._root)
+            catalog = catalog_of(robot, self._root, self._store())
             if catalog != self._catalogs.get(robot_id):
                 self._catalogs[robot_id] = catalog
                 self._on_catalog(robot_id, catalog)
 
     def _keep_streams(self, robots: dict[str, RosRobot]) -> None:
         wanted = {fleet_key(self._root, topic, translation): (topic, translation)
-                  for robot in robots.values() for topic, translation in shown(robot)}
+                  for robot in robots.values()
+                  for topic, translation in shown(robot, self._store())}
         for key in [k for k, s in self._streams.items() if wanted.get(k, ())[:1] != (s.topic,)]:
             self._streams.pop(key).close()
         for key, (topic, translation) in wanted.items():

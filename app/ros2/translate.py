@@ -15,12 +15,15 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import capnp
 
 from app.codec.registry import registry
-from app.ros2 import markers
+from app.ros2 import generic, markers
+
+if TYPE_CHECKING:
+    from app.ros2.cdr import RosTypes
 
 # ROS PointField datatypes (sensor_msgs/PointField) -> foxglove NumericType
 _NUMERIC = {1: "int8", 2: "uint8", 3: "int16", 4: "uint16", 5: "int32", 6: "uint32",
@@ -261,12 +264,24 @@ def _stamp_ms(msg: Any) -> int:
 STATIC_TRANSFORMS = Translation("foxglove.FrameTransforms", static_transforms)
 
 
-def translation_for(ros_type: str, topic: str) -> Translation | None:
-    """How a topic of ``ros_type`` named ``topic`` (``/rover_1/tf_static``) is translated;
-    None when it is not."""
+# The graph's own plumbing, which every node publishes: no robot's data
+INFRASTRUCTURE = frozenset({"/parameter_events"})
+
+
+def translation_for(ros_type: str, topic: str, types: RosTypes | None = None
+                    ) -> Translation | None:
+    """How a topic of ``ros_type`` named ``topic`` (``/rover_1/tf_static``) is translated:
+    to what our panels draw, else (given the ``types`` that define it) to its own struct
+    (app.ros2.generic: the inspector and plots read it); None when it is not."""
     if ros_type == "tf2_msgs/msg/TFMessage" and topic.rsplit("/", 1)[-1] == "tf_static":
         return STATIC_TRANSFORMS
-    return TRANSLATIONS.get(ros_type)
+    known = TRANSLATIONS.get(ros_type)
+    if known is not None or types is None or topic in INFRASTRUCTURE or \
+            not types.knows(ros_type):
+        return known
+    fielddefs = types.fielddefs
+    generic.ensure_struct(fielddefs, ros_type)
+    return Translation(generic.type_name(ros_type), generic.filler(fielddefs, ros_type))
 
 
 def translate(translation: Translation, ros_type: str, msg: Any, robot_id: str

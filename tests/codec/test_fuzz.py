@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.codec.registry import registry
+from schemas.loader import FAMILIES
 from tests.codec.fuzz import DECODED, UNEXPECTED, case_at, fuzz
 from tests.codec.mutators import KINDS
 
@@ -36,7 +37,7 @@ PROVOKES = {
 
 @pytest.mark.slow
 def test_mutated_payloads_of_every_type_decode_or_raise_a_decode_error():
-    types = sorted(registry().structs)
+    types = sorted(n for n in registry().structs if n.split(".", 1)[0] in FAMILIES)
     payloads = ROUNDS * len(KINDS) * len(types)
     started = time.perf_counter()
     report = fuzz(SEED, payloads, chunk=payloads)

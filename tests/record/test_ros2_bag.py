@@ -17,7 +17,7 @@ from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from app.bus.config import BusConfig
 from app.codec.decode import DecodedMessage, decode
-from app.codec.fields import plain
+from app.codec.fields import numeric_paths, plain
 from app.convert.models import PointCloud, Transforms
 from app.convert.registry import get_converter
 from app.record.foreign import foreign_translator
@@ -77,6 +77,8 @@ KEYS = {  # each channel that plays -> its type
     "fleet/rover_1/tf": "foxglove.FrameTransforms",  # its own tf: rover_1 is a robot
     "fleet/rover_2/odom": "foxglove.PoseInFrame",  # its own odom: so is rover_2
     f"fleet/{BAG}/tf_static": "foxglove.FrameTransforms",
+    "fleet/rover_1/gripper": f"ros2.{GRIPPER}",  # nothing to draw: its own struct
+    f"fleet/{BAG}/chatter": "ros2.std_msgs/msg/String",
     f"fleet/{BAG}/uplink/fault": "fleet.Uplink",
 }
 
@@ -241,8 +243,6 @@ def test_channels_play_on_the_live_robots_keys(bag: Path) -> None:
         assert all(c.foreign for c in channels.values())
         assert channels["fleet/rover_1/scan"].count == 3  # messages, the damaged one too
         assert reader.problems == [
-            f"/rover_1/gripper: {GRIPPER} has no display here yet",
-            "/chatter: std_msgs/msg/String has no display here yet",
             f"/rover_1/broken: its ros2msg definition of {BROKEN} does not parse: "
             "at 'float32[ opening'",
         ]
@@ -309,17 +309,20 @@ def test_a_seek_gives_every_sample_of_a_message(bag: Path) -> None:
 
 def test_the_custom_type_decodes_by_the_definition_in_the_file(bag: Path) -> None:
     """Its definition came from the file (the translator's store is ROS 2 Jazzy's alone
-    until it reads one); it has no display here yet, which is what the reader says."""
+    until it reads one); it plays as its own struct, which the inspector shows and plots
+    read by field path."""
     translator = Ros2Translator()
     assert not translator.types.knows(GRIPPER)
     with LogReader(bag, translate=translator) as reader:
-        assert f"/rover_1/gripper: {GRIPPER} has no display here yet" in reader.problems
+        (sample,) = list(reader.samples(keys=["fleet/rover_1/gripper"]))
     assert translator.types.knows(GRIPPER)
-    with bag.open("rb") as stream:
-        (data,) = [m.data for _, c, m in make_reader(stream).iter_messages(
-            topics=["/rover_1/gripper"])]
-    gripper = translator.types.decode(GRIPPER, data)
-    assert (gripper.opening, gripper.label) == (pytest.approx(0.08), "left jaw")
+    message = decode(sample.encoding, sample.payload, sample.attachment)
+    assert message.type_name == f"ros2.{GRIPPER}"
+    shown = plain(message.root)
+    assert shown["opening"] == pytest.approx(0.08) and shown["label"] == "left jaw"
+    assert "opening" in numeric_paths(message.root.schema)
+    (chatter,) = by_key(bag)[0][f"fleet/{BAG}/chatter"]
+    assert plain(chatter.root) == {"data": "hello"}
 
 
 def test_other_channels_are_left_to_other_translators() -> None:
@@ -346,14 +349,17 @@ def test_a_channel_that_cannot_be_read_says_why(schema: str, encoding: str, data
     assert str(caught.value).startswith(reason), caught.value
 
 
-def test_one_file_may_define_a_type_twice() -> None:
+def test_a_second_definition_of_a_custom_type_says_so() -> None:
     """Two channels with different definitions of one custom type (recorded from two
-    builds): each is read by its own."""
+    builds): the first plays, the second says why not."""
     translator = Ros2Translator()
-    for fields in ("float32 opening\n", "float64 opening\nstring label\n"):
-        info = ForeignChannelInfo("/g", "cdr", GRIPPER, "ros2msg", fields.encode(), {})
-        with pytest.raises(ForeignError, match="has no display here yet"):
-            translator(info, "bot")
+    kind = "fieldstation_test_msgs/msg/Twice"
+    first, second = (ForeignChannelInfo(f"/g{n}", "cdr", kind, "ros2msg", fields.encode(), {})
+                     for n, fields in enumerate(("float32 opening\n",
+                                                 "float64 opening\nstring label\n")))
+    assert translator(first, "bot") is not None
+    with pytest.raises(ForeignError, match=r"another definition of \S+ is in use here"):
+        translator(second, "bot")
 
 
 @pytest.mark.parametrize(("topic", "robot", "name"), [
@@ -391,6 +397,6 @@ def test_the_station_plays_the_bag(bag: Path) -> None:
         wait_for(lambda: player.state().finished, timeout=10)
         wait_for(lambda: "fleet/rover_1/scan" in station.topics(), timeout=5)
         assert set(station.topics()) == set(KEYS)
-        assert "has no display here yet" in station.status.detail
+        assert "does not parse" in station.status.detail  # the broken channel, said
     finally:
         station.close()

@@ -1,6 +1,7 @@
-"""Hostile CDR: real ROS 2 samples of every translated type, damaged, through the station's
-decode and translation. Each ends decoded and translated, or as a DecodeError (counted on its
-topic) — never another exception, and never a slow one."""
+"""Hostile CDR: real ROS 2 samples of every translated type (and one translated to its own
+struct, app.ros2.generic), damaged, through the station's decode and translation. Each ends
+decoded and translated, or as a DecodeError (counted on its topic) — never another
+exception, and never a slow one."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def corpus(types: RosTypes) -> dict[str, bytes]:
     for name, message in (("sensor_msgs/msg/CompressedImage", robot.image()),
                           ("sensor_msgs/msg/BatteryState", robot.battery()),
                           ("diagnostic_msgs/msg/DiagnosticArray", robot.diagnostics()),
-                          ("visualization_msgs/msg/MarkerArray", robot.markers())):
+                          ("visualization_msgs/msg/MarkerArray", robot.markers()),
+                          ("sensor_msgs/msg/Imu", robot.imu())):  # its own struct
         samples[name] = types.encode(name, message)
     return samples
 
@@ -78,7 +80,7 @@ def outcome(types: RosTypes, name: str, payload: bytes) -> str:
         message = types.decode(name, payload)
     except DecodeError as exc:
         return type(exc).__name__
-    translation = translation_for(name, "/topic")
+    translation = translation_for(name, "/topic", types)
     assert translation is not None
     try:
         translate(translation, name, message, "rover_1")

@@ -4,15 +4,21 @@ it is a robot, its topics are the station's, its bad samples are counted."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from app.bus.config import BusConfig
+from app.codec.decode import decode
+from app.codec.fields import get_path, numeric_paths, plain
 from app.convert.registry import get_converter
+from app.logbook.station_tap import StationTap
+from app.record.reader import LogReader
+from app.record.writer import Recorder
 from app.station.interests import Stream
 from app.station.station import Station
 from tests.bus.helpers import wait_for
-from tests.ros2_robot import Ros2RobotProcess
+from tests.ros2_robot import GRAVITY, Ros2RobotProcess
 
 ROBOT = "rover_1"
 SCAN = f"fleet/{ROBOT}/scan"
@@ -44,6 +50,7 @@ def test_the_ros2_robot_is_a_robot_of_the_station_with_its_topics(station: Stati
         f"fleet/{ROBOT}/uplink/battery": "fleet.Uplink",
         f"fleet/{ROBOT}/uplink/fault": "fleet.Uplink",
         f"fleet/{ROBOT}/markers": "foxglove.SceneUpdate",
+        f"fleet/{ROBOT}/imu": "ros2.sensor_msgs/msg/Imu",  # nothing to draw: its own struct
     }
 
     def shown() -> dict[str, str]:
@@ -96,6 +103,20 @@ def test_ros2_markers_are_scene_entities(station: Station) -> None:
         assert entities["obstacles/1"].lifetime_s == 1.0
         (label,) = entities["obstacles/2"].primitives
         assert label.kind == "text" and label.text == "pallet"
+    finally:
+        consumer.close()
+
+
+def test_a_type_with_nothing_to_draw_is_read_by_field_path(station: Station) -> None:
+    got = []
+    consumer = station.consumer("test", on_sample=got.append)
+    try:  # as the inspector and the plot panel take it
+        consumer.want({Stream(f"fleet/{ROBOT}/imu", "ros2.sensor_msgs/msg/Imu")})
+        wait_for(lambda: got, 15)
+        message = got[-1].message()
+        assert get_path(message.root, "linearAcceleration.z") == pytest.approx(GRAVITY)
+        assert plain(message.root)["header"]["frameId"] == "imu"
+        assert "angularVelocity.z" in numeric_paths(message.root.schema)
     finally:
         consumer.close()
 
@@ -153,3 +174,21 @@ def test_a_robot_whose_topics_come_one_by_one_is_heard_whole(free_endpoint: str)
         finally:
             consumer.close()
             station.close()
+
+
+def test_a_ros2_robot_is_recorded_as_any_robot(station: Station, tmp_path: Path) -> None:
+    wait_for(lambda: (r := station.robot(ROBOT)) is not None and r.last_data, 15)
+    recorder = Recorder(tmp_path / "ros2.mcap")
+    tap = StationTap(station, recorder)
+    try:  # what the station hears of it: its translated topics, its own-struct imu too
+        imu = f"fleet/{ROBOT}/imu"
+        wait_for(lambda: imu in station.topics() and station.topics()[imu].count >= 20, 10)
+    finally:
+        tap.close()
+        recorder.close()
+    with LogReader(tmp_path / "ros2.mcap") as reader:
+        types = {c.key: c.type_name for c in reader.channels()}
+        assert types[imu] == "ros2.sensor_msgs/msg/Imu" and types[SCAN] == "foxglove.LaserScan"
+        sample = next(iter(reader.samples(keys=[imu])))
+    message = decode(sample.encoding, sample.payload, sample.attachment)
+    assert get_path(message.root, "linearAcceleration.z") == pytest.approx(GRAVITY)
