@@ -10,7 +10,8 @@ Node ``/<namespace>/base`` publishes ``scan`` (LaserScan, a wall 3 m ahead, 10 H
 ``tf_static`` (transient local, once), ``camera/image_raw/compressed`` (CompressedImage,
 JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz), ``diagnostics`` (DiagnosticArray, 1 Hz) and
 ``markers`` (MarkerArray, 2 Hz: a red pallet cube 2 m ahead labelled ``pallet``), ``imu``
-(Imu, 20 Hz: gravity on z, its yaw rate the commanded one),
+(Imu, 20 Hz: gravity on z, its yaw rate the commanded one), ``detections``
+(vision_msgs Detection3DArray, 2 Hz: the pallet, ``pallet`` at 0.93),
 and subscribes to ``cmd_vel`` (Twist): the base drives at the commanded velocity, and stops
 by itself 0.5 s after the last command (what twist_mux's timeout does on a real robot); and
 to ``goal_pose`` (PoseStamped, as Nav2), reporting each goal as ``goal <x> <y> <yaw> <frame>``.
@@ -57,8 +58,21 @@ PUBLISHED = (  # in the order their tokens are declared: a heavy topic first
     ("diagnostics", "diagnostic_msgs/msg/DiagnosticArray", 1.0),
     ("markers", "visualization_msgs/msg/MarkerArray", 2.0),
     ("imu", "sensor_msgs/msg/Imu", 20.0),
+    ("detections", "vision_msgs/msg/Detection3DArray", 2.0),
 )
 BATTERY_PCT = 64.0
+# vision_msgs 4.x (ros-perception/vision_msgs, ROS 2), as the robot's detector is built on it
+VISION_MSGS = {
+    "vision_msgs/msg/ObjectHypothesis": "string class_id\nfloat64 score\n",
+    "vision_msgs/msg/ObjectHypothesisWithPose": "vision_msgs/ObjectHypothesis hypothesis\n"
+                                                "geometry_msgs/PoseWithCovariance pose\n",
+    "vision_msgs/msg/BoundingBox3D": "geometry_msgs/Pose center\ngeometry_msgs/Vector3 size\n",
+    "vision_msgs/msg/Detection3D": "std_msgs/Header header\n"
+                                   "vision_msgs/ObjectHypothesisWithPose[] results\n"
+                                   "vision_msgs/BoundingBox3D bbox\nstring id\n",
+    "vision_msgs/msg/Detection3DArray": "std_msgs/Header header\n"
+                                        "vision_msgs/Detection3D[] detections\n",
+}
 GRAVITY = 9.81
 
 
@@ -74,9 +88,11 @@ def mangle(name: str) -> str:
 class Ros2Robot:
     def __init__(self, session: zenoh.Session, namespace: str, domain: int, bad: bool,
                  stagger_s: float = 0.0) -> None:
-        from rosbags.typesys import Stores, get_typestore
+        from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
         self.store = get_typestore(Stores.ROS2_JAZZY)
+        for name, text in VISION_MSGS.items():  # its detector's package, as built on it
+            self.store.register(get_types_from_msg(text, name))
         self.session = session
         self.namespace = f"/{namespace}"
         self.domain = domain
@@ -255,6 +271,22 @@ class Ros2Robot:
                         linear_acceleration=self.vector(z=GRAVITY),
                         linear_acceleration_covariance=np.zeros(9))
 
+    def detections(self) -> Any:
+        pose = self.new("geometry_msgs/msg/Pose", position=self.new(
+            "geometry_msgs/msg/Point", x=2.0, y=0.0, z=0.5), orientation=self.quaternion(0.0))
+        hypothesis = self.new(
+            "vision_msgs/msg/ObjectHypothesisWithPose",
+            hypothesis=self.new("vision_msgs/msg/ObjectHypothesis", class_id="pallet",
+                                score=0.93),
+            pose=self.new("geometry_msgs/msg/PoseWithCovariance", pose=pose,
+                          covariance=np.zeros(36)))
+        detection = self.new(
+            "vision_msgs/msg/Detection3D", header=self.header("base_link"),
+            results=[hypothesis], bbox=self.new("vision_msgs/msg/BoundingBox3D", center=pose,
+                                                size=self.vector(1.2, 1.0, 1.0)), id="p-1")
+        return self.new("vision_msgs/msg/Detection3DArray", header=self.header("base_link"),
+                        detections=[detection])
+
     def markers(self) -> Any:
         color = "std_msgs/msg/ColorRGBA"
         duration = self.new("builtin_interfaces/msg/Duration", sec=1, nanosec=0)
@@ -300,7 +332,7 @@ class Ros2Robot:
                          self.transform("odom", "base_link", self.x, self.y, self.yaw)]),
                      "camera/image_raw/compressed": self.image, "battery": self.battery,
                      "diagnostics": self.diagnostics, "markers": self.markers,
-                     "imu": self.imu}
+                     "imu": self.imu, "detections": self.detections}
         due = dict.fromkeys(producers, 0.0)
         last = time.monotonic()
         bad_due = 0.0

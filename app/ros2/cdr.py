@@ -15,6 +15,7 @@ from typing import Any
 
 from app.codec.errors import DecodeError, MalformedMessage, OversizedMessage, UnknownType
 from app.codec.limits import DEFAULT, limits_for
+from app.ros2 import detections
 from app.ros2.translate import TRANSLATIONS
 
 # CDR encapsulation identifiers (OMG DDS-XTypes 7.6.3.1.2): plain CDR, big or little endian.
@@ -28,13 +29,15 @@ class TypeHashMismatch(DecodeError):
 
 
 class RosTypes:
-    """The standard ROS 2 message definitions (Jazzy), and any a bag or robot adds."""
+    """The standard ROS 2 message definitions (Jazzy) with vision_msgs', and any a bag
+    adds."""
 
     def __init__(self) -> None:
         from rosbags.serde import SerdeError  # loaded with the first ROS robot
         from rosbags.typesys import Stores, get_typestore
 
         self._store = get_typestore(Stores.ROS2_JAZZY)
+        self._store.register(detections.definitions())  # not among the standard ones
         self._lock = threading.Lock()
         self._limits: dict[str, int] = {}  # bytes, by type: known types only
         self._serde_errors = (SerdeError, ValueError, IndexError, UnicodeDecodeError)

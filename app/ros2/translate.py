@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import capnp
 
 from app.codec.registry import registry
-from app.ros2 import generic, markers
+from app.ros2 import detections, generic, markers
 
 if TYPE_CHECKING:
     from app.ros2.cdr import RosTypes
@@ -249,6 +249,10 @@ TRANSLATIONS: dict[str, Translation] = {
     "visualization_msgs/msg/MarkerArray": Translation("foxglove.SceneUpdate",
                                                       markers.marker_array),
     "visualization_msgs/msg/Marker": Translation("foxglove.SceneUpdate", markers.marker),
+    "vision_msgs/msg/Detection3DArray": Translation("foxglove.SceneUpdate",
+                                                    detections.detections_3d),
+    "vision_msgs/msg/Detection2DArray": Translation("foxglove.ImageAnnotations",
+                                                    detections.detections_2d),
     "sensor_msgs/msg/BatteryState": Translation(FLEET_UPLINK, battery, "uplink/battery"),
     "diagnostic_msgs/msg/DiagnosticArray": Translation(FLEET_UPLINK, diagnostics,
                                                        "uplink/fault"),

@@ -51,6 +51,7 @@ def test_the_ros2_robot_is_a_robot_of_the_station_with_its_topics(station: Stati
         f"fleet/{ROBOT}/uplink/fault": "fleet.Uplink",
         f"fleet/{ROBOT}/markers": "foxglove.SceneUpdate",
         f"fleet/{ROBOT}/imu": "ros2.sensor_msgs/msg/Imu",  # nothing to draw: its own struct
+        f"fleet/{ROBOT}/detections": "foxglove.SceneUpdate",
     }
 
     def shown() -> dict[str, str]:
@@ -103,6 +104,23 @@ def test_ros2_markers_are_scene_entities(station: Station) -> None:
         assert entities["obstacles/1"].lifetime_s == 1.0
         (label,) = entities["obstacles/2"].primitives
         assert label.kind == "text" and label.text == "pallet"
+    finally:
+        consumer.close()
+
+
+def test_ros2_3d_detections_are_labelled_boxes(station: Station) -> None:
+    got = []
+    consumer = station.consumer("test", on_sample=got.append)
+    try:
+        consumer.want({Stream(f"fleet/{ROBOT}/detections", "foxglove.SceneUpdate")})
+        wait_for(lambda: got, 15)
+        change = get_converter("foxglove.scene_update")(got[-1].message())
+        assert change.delete_all  # each message replaces the last detections
+        (pallet,) = change.entities
+        assert pallet.id == "p-1" and pallet.frame_id == "base_link"
+        box, text = pallet.primitives
+        assert box.kind == "cube" and box.size == (1.2, 1.0, 1.0)
+        assert text.kind == "text" and text.text == "pallet 0.93"
     finally:
         consumer.close()
 
