@@ -10,6 +10,7 @@ import struct
 import threading
 import time
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from app.codec.errors import DecodeError
 from app.ros2.cdr import RosTypes
 from app.ros2.translate import TRANSLATIONS, Untranslatable, translate, translation_for
 from tests.bench.bench_ros2 import cloud_cdr, small_samples
-from tests.ros2_robot import Ros2Robot
+from tests.ros2_robot import VISION_MSGS, Ros2Robot
 
 SEED = 20261128
 ROUNDS = 40  # per type and kind
@@ -28,9 +29,11 @@ class _Producers(Ros2Robot):
     """The test robot's messages, without its session."""
 
     def __init__(self) -> None:  # only what the producers read
-        from rosbags.typesys import Stores, get_typestore
+        from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
         self.store = get_typestore(Stores.ROS2_JAZZY)
+        for name, text in VISION_MSGS.items():
+            self.store.register(get_types_from_msg(text, name))
         self.x = self.y = self.yaw = 0.0
         self.velocity = (0.0, 0.0)
         self.lock = threading.Lock()
@@ -44,9 +47,22 @@ def corpus(types: RosTypes) -> dict[str, bytes]:
                           ("sensor_msgs/msg/BatteryState", robot.battery()),
                           ("diagnostic_msgs/msg/DiagnosticArray", robot.diagnostics()),
                           ("visualization_msgs/msg/MarkerArray", robot.markers()),
-                          ("sensor_msgs/msg/Imu", robot.imu())):  # its own struct
+                          ("sensor_msgs/msg/Imu", robot.imu()),  # its own struct
+                          ("vision_msgs/msg/Detection3DArray", robot.detections()),
+                          ("vision_msgs/msg/Detection2DArray", detections_2d(types))):
         samples[name] = types.encode(name, message)
     return samples
+
+
+def detections_2d(types: RosTypes) -> Any:
+    new = types.message
+    header = new("std_msgs/msg/Header", stamp=new("builtin_interfaces/msg/Time", sec=1,
+                                                  nanosec=0), frame_id="camera")
+    box = new("vision_msgs/msg/BoundingBox2D", center=new(
+        "vision_msgs/msg/Pose2D", position=new("vision_msgs/msg/Point2D", x=10.0, y=5.0),
+        theta=0.0), size_x=4.0, size_y=2.0)
+    return new("vision_msgs/msg/Detection2DArray", header=header, detections=[
+        new("vision_msgs/msg/Detection2D", header=header, bbox=box, id="d", results=[])])
 
 
 def damaged(rng: random.Random, data: bytes, kind: str) -> bytes:
