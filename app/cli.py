@@ -31,7 +31,7 @@ from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import items_budget, plain
 from app.codec.stamps import best_time
-from app.ros2.source import RosSource, ros2_topics
+from app.ros2.source import RosSource, catalog_of, ros2_topics
 
 if TYPE_CHECKING:
     from app.station.identity import StationIdentity
@@ -231,10 +231,16 @@ def cmd_robots(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     with open_bus(args) as bus:
         presence = PresenceTracker(bus)
         claims = ClaimBook(bus, DEFAULT_ROOT)
+        ros2 = RosSource(bus, DEFAULT_ROOT, on_presence=lambda _presence: None,
+                         on_catalog=lambda _robot_id, _catalog: None,
+                         count_error=lambda _key, _error: None, wake=lambda: None, drive=False)
         time.sleep(PRESENCE_SETTLE_S)
+        ros2.update()
         robots = presence.robots()
+        ros_robots = ros2.robots()
         holders = claims.holders()
-        if not robots:
+        if not robots and not ros_robots:
+            ros2.close()
             out("no robots online")
             return 0
         rows = []
@@ -249,6 +255,14 @@ def cmd_robots(args: argparse.Namespace, out: Callable[[str], None]) -> int:
                          f"{len(cat.topics)} topics, {len(cat.commands)} commands"
                          + (" (discovered)" if cat.discovered else ""),
                          holder.label if holder is not None else "-"])
+        for robot_id, robot in sorted(ros_robots.items()):  # ROS 2 robots: from their graph
+            cat = catalog_of(robot, DEFAULT_ROOT, ros2.types)
+            holder = holders.get(robot_id)
+            rows.append([robot_id, "online", robot.namespace or "/", cat.model, "ros2",
+                         f"{len(cat.topics)} topics, {len(cat.commands)} commands, "
+                         f"{len(robot.nodes)} nodes",
+                         holder.label if holder is not None else "-"])
+        ros2.close()
         out(render_text.table(["robot", "state", "name", "model", "families", "catalog",
                                "controlled by"], rows))
     return 0
