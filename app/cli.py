@@ -260,7 +260,7 @@ def cmd_robots(args: argparse.Namespace, out: Callable[[str], None]) -> int:
             holder = holders.get(robot_id)
             rows.append([robot_id, "online", robot.namespace or "/", cat.model, "ros2",
                          f"{len(cat.topics)} topics, {len(cat.commands)} commands, "
-                         f"{len(robot.nodes)} nodes",
+                         f"{len(robot.nodes)} node{'' if len(robot.nodes) == 1 else 's'}",
                          holder.label if holder is not None else "-"])
         ros2.close()
         out(render_text.table(["robot", "state", "name", "model", "families", "catalog",

@@ -40,7 +40,7 @@ def test_robots_lists_the_ros2_robot_from_its_graph(endpoint: str) -> None:
     assert result.returncode == 0, result.stderr
     (row,) = [line for line in result.stdout.splitlines() if line.startswith("rover_1 ")]
     assert "online" in row and "ROS 2 (rmw_zenoh)" in row and "ros2" in row
-    assert "2 commands, 1 nodes" in row  # cmd_vel and goal_pose; its node /rover_1/base
+    assert "2 commands, 1 node " in row  # cmd_vel and goal_pose; its node /rover_1/base
 
 
 def test_echo_prints_a_ros2_message_as_json(endpoint: str) -> None:
