@@ -94,7 +94,7 @@ class Ros2Robot:
         for name, text in VISION_MSGS.items():  # its detector's package, as built on it
             self.store.register(get_types_from_msg(text, name))
         self.session = session
-        self.namespace = f"/{namespace}"
+        self.namespace = f"/{namespace}" if namespace else ""  # "": the root namespace
         self.domain = domain
         self.bad = bad
         self.zid = str(session.info.zid())
@@ -135,7 +135,7 @@ class Ros2Robot:
             self._entity += 1
         entity = 0 if kind == "NN" else self._entity
         key = (f"@ros2_lv/{self.domain}/{self.zid}/0/{entity}/{kind}/%/"
-               f"{mangle(self.namespace)}/base")
+               f"{mangle(self.namespace or '/')}/base")
         time.sleep(self._stagger_s)
         self.tokens.append(self.session.liveliness().declare_token(
             f"{key}/{tail}" if tail else key))
@@ -405,9 +405,10 @@ class Ros2RobotProcess:
     """The robot in a process of its own: ``twists`` are the Twists it heard, in order."""
 
     def __init__(self, listen: str, namespace: str = "rover_1", bad: bool = False,
-                 stagger_s: float = 0.0) -> None:
+                 stagger_s: float = 0.0, domain: int = DOMAIN) -> None:
         self.command = [sys.executable, "-m", "tests.ros2_robot", "--listen", listen,
-                        "--namespace", namespace, "--stagger", str(stagger_s)]
+                        "--namespace", namespace, "--stagger", str(stagger_s),
+                        "--domain", str(domain)]
         self.command += ["--bad"] if bad else []
         self.twists: list[tuple[float, float]] = []
         self.goals: list[tuple[float, float, float, str]] = []

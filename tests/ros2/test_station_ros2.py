@@ -153,6 +153,17 @@ def test_the_static_transform_comes_to_a_late_listener(station: Station) -> None
         consumer.close()
 
 
+def test_a_robot_in_the_root_namespace_is_its_domain_s(free_endpoint: str) -> None:
+    with Ros2RobotProcess(free_endpoint, "", domain=7):  # one robot on ROS_DOMAIN_ID 7
+        station = Station(BusConfig(mode="peer", connect=[free_endpoint]))
+        try:
+            scan = "fleet/ros2-domain-7/scan"
+            wait_for(lambda: scan in station.topics() and station.topics()[scan].count > 0, 15)
+            assert [r.robot_id for r in station.robots()] == ["ros2-domain-7"]
+        finally:
+            station.close()
+
+
 def test_a_robot_that_goes_is_offline(robot: Ros2RobotProcess, station: Station) -> None:
     wait_for(lambda: (r := station.robot(ROBOT)) is not None and r.online, 15)
     robot.kill()
