@@ -12,8 +12,9 @@ JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz), ``diagnostics`` (DiagnosticArray,
 ``markers`` (MarkerArray, 2 Hz: a red pallet cube 2 m ahead labelled ``pallet``), ``imu``
 (Imu, 20 Hz: gravity on z, its yaw rate the commanded one), ``detections``
 (vision_msgs Detection3DArray, 2 Hz: the pallet, ``pallet`` at 0.93),
-and subscribes to ``cmd_vel`` (Twist): the base drives at the commanded velocity, and stops
-by itself 0.5 s after the last command (what twist_mux's timeout does on a real robot); and
+and subscribes to ``cmd_vel`` (Twist; TwistStamped with ``--stamped``): the base drives at
+the commanded velocity, and stops by itself 0.5 s after the last command (what twist_mux's
+timeout does on a real robot); and
 to ``goal_pose`` (PoseStamped, as Nav2), reporting each goal as ``goal <x> <y> <yaw> <frame>``.
 ``--bad`` also publishes, on ``scan``, a truncated sample, one with a wrong encapsulation
 header and one with the wrong type hash, every second, and declares a malformed token. It
@@ -87,7 +88,7 @@ def mangle(name: str) -> str:
 
 class Ros2Robot:
     def __init__(self, session: zenoh.Session, namespace: str, domain: int, bad: bool,
-                 stagger_s: float = 0.0) -> None:
+                 stagger_s: float = 0.0, stamped: bool = False) -> None:
         from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
         self.store = get_typestore(Stores.ROS2_JAZZY)
@@ -111,10 +112,10 @@ class Ros2Robot:
         self.publishers = {topic: self.declare(topic, ros_type, QOS_DEPTH_10)
                            for topic, ros_type, _ in PUBLISHED}
         self.static = self.declare("tf_static", "tf2_msgs/msg/TFMessage", QOS_TRANSIENT_LOCAL)
-        self.cmd_key = self.data_key("cmd_vel", "geometry_msgs/msg/Twist")
-        self.token("MS", f"{mangle(self.namespace + '/cmd_vel')}/"
-                   f"{dds_type('geometry_msgs/msg/Twist')}/"
-                   f"{self.store.hash_rihs01('geometry_msgs/msg/Twist')}/{QOS_DEPTH_10}")
+        self.cmd_type = "geometry_msgs/msg/TwistStamped" if stamped else "geometry_msgs/msg/Twist"
+        self.cmd_key = self.data_key("cmd_vel", self.cmd_type)
+        self.token("MS", f"{mangle(self.namespace + '/cmd_vel')}/{dds_type(self.cmd_type)}/"
+                   f"{self.store.hash_rihs01(self.cmd_type)}/{QOS_DEPTH_10}")
         self.cmd_sub = session.declare_subscriber(self.cmd_key, self.on_twist)
         goal_type = "geometry_msgs/msg/PoseStamped"
         self.token("MS", f"{mangle(self.namespace + '/goal_pose')}/{dds_type(goal_type)}/"
@@ -159,7 +160,10 @@ class Ros2Robot:
         (publisher or self.publishers[topic]).put(payload, attachment=self.attachment(topic))
 
     def on_twist(self, sample: zenoh.Sample) -> None:
-        twist = self.store.deserialize_cdr(sample.payload.to_bytes(), "geometry_msgs/msg/Twist")
+        twist = self.store.deserialize_cdr(sample.payload.to_bytes(), self.cmd_type)
+        if self.cmd_type.endswith("Stamped"):
+            print(f"stamped {twist.header.frame_id}", flush=True)
+            twist = twist.twist
         with self.lock:
             self.velocity = (twist.linear.x, twist.angular.z)
             self.commanded_at = time.monotonic()
@@ -371,6 +375,7 @@ def main() -> int:
     parser.add_argument("--domain", type=int, default=DOMAIN)
     parser.add_argument("--bad", action="store_true")
     parser.add_argument("--stagger", type=float, default=0.0, metavar="S")
+    parser.add_argument("--stamped", action="store_true")
     args = parser.parse_args()
     config = zenoh.Config()
     config.insert_json5("mode", '"peer"')
@@ -385,7 +390,8 @@ def main() -> int:
     with zenoh.open(config) as session:
         if args.stagger:  # up, listening, its nodes to come one by one
             print("ready", flush=True)
-        robot = Ros2Robot(session, args.namespace, args.domain, args.bad, args.stagger)
+        robot = Ros2Robot(session, args.namespace, args.domain, args.bad, args.stagger,
+                          args.stamped)
         if not args.stagger:
             print("ready", flush=True)
 
@@ -405,13 +411,14 @@ class Ros2RobotProcess:
     """The robot in a process of its own: ``twists`` are the Twists it heard, in order."""
 
     def __init__(self, listen: str, namespace: str = "rover_1", bad: bool = False,
-                 stagger_s: float = 0.0, domain: int = DOMAIN) -> None:
+                 stagger_s: float = 0.0, domain: int = DOMAIN, stamped: bool = False) -> None:
         self.command = [sys.executable, "-m", "tests.ros2_robot", "--listen", listen,
                         "--namespace", namespace, "--stagger", str(stagger_s),
-                        "--domain", str(domain)]
+                        "--domain", str(domain)] + (["--stamped"] if stamped else [])
         self.command += ["--bad"] if bad else []
         self.twists: list[tuple[float, float]] = []
         self.goals: list[tuple[float, float, float, str]] = []
+        self.stamped_frames: list[str] = []  # --stamped: each TwistStamped's frame
         self.process: subprocess.Popen[str] | None = None
         self._log = tempfile.TemporaryFile("w+")  # noqa: SIM115
         self._ready = threading.Event()
@@ -436,6 +443,8 @@ class Ros2RobotProcess:
             elif line.startswith("twist "):
                 _, linear, angular = line.split()
                 self.twists.append((float(linear), float(angular)))
+            elif line.startswith("stamped "):
+                self.stamped_frames.append(line.split()[1])
             elif line.startswith("goal "):
                 _, x, y, yaw, frame = line.split()
                 self.goals.append((float(x), float(y), float(yaw), frame))

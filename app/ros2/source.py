@@ -69,9 +69,16 @@ def fleet_key(root: str, topic: RosTopic, translation: Translation) -> str:
 
 
 def velocity_input(robot: RosRobot, name: str = VELOCITY_TOPIC) -> RosTopic | None:
-    """The robot's subscription teleop drives: ``<namespace>/cmd_vel`` of a Twist type."""
-    return next((t for t in robot.subscriptions
-                 if t.local == name and t.type_name in VELOCITY_TYPES), None)
+    """The robot's subscription teleop drives: ``<namespace>/cmd_vel`` of a Twist type;
+    without one, its only Twist subscription whose name ends in ``cmd_vel``
+    (``diff_drive_controller/cmd_vel``). None when there is none, or several and no
+    ``cmd_vel`` (a twist_mux's inputs: which one is teleop's is the robot team's call)."""
+    twists = [t for t in robot.subscriptions if t.type_name in VELOCITY_TYPES]
+    exact = next((t for t in twists if t.local == name), None)
+    if exact is not None:
+        return exact
+    named = [t for t in twists if t.local.rsplit("/", 1)[-1] == name]
+    return named[0] if len(named) == 1 else None
 
 
 def goal_input(robot: RosRobot) -> RosTopic | None:

@@ -30,8 +30,10 @@ ROBOT = "rover_1"
 
 
 @pytest.fixture
-def robot(free_endpoint: str) -> Iterator[Ros2RobotProcess]:
-    with Ros2RobotProcess(free_endpoint, ROBOT) as robot:
+def robot(free_endpoint: str, request: pytest.FixtureRequest) -> Iterator[Ros2RobotProcess]:
+    """The ROS 2 robot; ``"stamped"`` as the fixture's parameter: its cmd_vel a TwistStamped."""
+    stamped = getattr(request, "param", "") == "stamped"
+    with Ros2RobotProcess(free_endpoint, ROBOT, stamped=stamped) as robot:
         yield robot
 
 
@@ -144,6 +146,15 @@ def test_a_goal_goes_to_goal_pose_in_the_frame_it_was_picked_in(
     wait_for(lambda: robot.goals, 5)
     x, y, yaw, frame = robot.goals[-1]
     assert (x, y, frame) == (3.0, -1.0, "odom") and yaw == pytest.approx(math.pi / 2)
+
+
+@pytest.mark.parametrize("robot", ["stamped"], indirect=True)
+def test_a_twist_stamped_input_is_driven_in_the_robot_s_body_frame(
+        robot: Ros2RobotProcess, session: TeleopSession, pad: VirtualGamepad) -> None:
+    drive(session, pad, robot)
+    assert robot.stamped_frames[-1] == "base_link"
+    pad.release("leftshoulder")
+    wait_for(lambda: stopped_after_moving(robot), 3.0)
 
 
 def test_the_estop_says_stop_at_once(robot: Ros2RobotProcess, session: TeleopSession,
