@@ -10,7 +10,6 @@ import struct
 import threading
 import time
 from collections import Counter
-from typing import Any
 
 import pytest
 
@@ -18,6 +17,7 @@ from app.codec.errors import DecodeError
 from app.ros2.cdr import RosTypes
 from app.ros2.translate import TRANSLATIONS, Untranslatable, translate, translation_for
 from tests.bench.bench_ros2 import cloud_cdr, small_samples
+from tests.ros2.test_detections import detections_2d
 from tests.ros2_robot import VISION_MSGS, Ros2Robot
 
 SEED = 20261128
@@ -52,17 +52,6 @@ def corpus(types: RosTypes) -> dict[str, bytes]:
                           ("vision_msgs/msg/Detection2DArray", detections_2d(types))):
         samples[name] = types.encode(name, message)
     return samples
-
-
-def detections_2d(types: RosTypes) -> Any:
-    new = types.message
-    header = new("std_msgs/msg/Header", stamp=new("builtin_interfaces/msg/Time", sec=1,
-                                                  nanosec=0), frame_id="camera")
-    box = new("vision_msgs/msg/BoundingBox2D", center=new(
-        "vision_msgs/msg/Pose2D", position=new("vision_msgs/msg/Point2D", x=10.0, y=5.0),
-        theta=0.0), size_x=4.0, size_y=2.0)
-    return new("vision_msgs/msg/Detection2DArray", header=header, detections=[
-        new("vision_msgs/msg/Detection2D", header=header, bbox=box, id="d", results=[])])
 
 
 def damaged(rng: random.Random, data: bytes, kind: str) -> bytes:

@@ -33,7 +33,8 @@ def hypothesis(types: RosTypes, class_id: str, score: float) -> Any:
                         covariance=np.zeros(36)))
 
 
-def test_a_2d_detection_is_its_box_and_best_label_on_the_image(types: RosTypes) -> None:
+def detections_2d(types: RosTypes, results: tuple[Any, ...] = ()) -> Any:
+    """One 40 x 20 px box centred on (100, 50) of a camera image, with ``results``."""
     new = types.message
     header = new("std_msgs/msg/Header", stamp=new("builtin_interfaces/msg/Time", sec=9,
                                                   nanosec=0), frame_id="camera")
@@ -41,9 +42,13 @@ def test_a_2d_detection_is_its_box_and_best_label_on_the_image(types: RosTypes) 
         "vision_msgs/msg/Pose2D", position=new("vision_msgs/msg/Point2D", x=100.0, y=50.0),
         theta=0.0), size_x=40.0, size_y=20.0)
     detection = new("vision_msgs/msg/Detection2D", header=header, bbox=box, id="d1",
-                    results=[hypothesis(types, "person", 0.4),
-                             hypothesis(types, "forklift", 0.8)])
-    message = new(ARRAY_2D, header=header, detections=[detection])
+                    results=list(results))
+    return new(ARRAY_2D, header=header, detections=[detection])
+
+
+def test_a_2d_detection_is_its_box_and_best_label_on_the_image(types: RosTypes) -> None:
+    message = detections_2d(types, (hypothesis(types, "person", 0.4),
+                                    hypothesis(types, "forklift", 0.8)))
     translation = translation_for(ARRAY_2D, "/camera/detections", types)
     assert translation is not None
     cdr = types.encode(ARRAY_2D, message)
