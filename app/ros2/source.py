@@ -2,8 +2,9 @@
 
 :class:`RosSource` follows the ROS graph on the station's session (rmw_zenoh's liveliness
 tokens), tells the station each ROS 2 robot's presence and a catalog made from the graph,
-keeps an :class:`~app.ros2.streams.InboundStream` for each topic it can show and a
-:class:`~app.ros2.commands.VelocityOutput` for each robot teleop can drive. Its
+keeps an :class:`~app.ros2.streams.InboundStream` for each topic it can show and an output
+(app.ros2.commands) for each robot input the station's commands reach: its velocity input
+(teleop, e-stop) and its goal input. Its
 :meth:`RosSource.update` runs on the station's worker thread; zenoh's callbacks only note
 what changed and wake it.
 """
