@@ -49,16 +49,11 @@ class Topic:
     next_due: float = 0.0
 
     def due(self, now: float) -> bool:
-        """True when the topic should produce now; advances its schedule. A tick a little
-        late keeps the schedule's grid (the rate stays the catalog's); one a period or more
-        behind starts it again from now."""
+        """True when the topic should produce now; advances its schedule."""
         if now < self.next_due:
             return False
         if self.rate_hz > 0:
-            period = 1.0 / self.rate_hz
-            self.next_due += period
-            if self.next_due <= now:
-                self.next_due = now + period
+            self.next_due = max(self.next_due + 1.0 / self.rate_hz, now)
         return True
 
 
