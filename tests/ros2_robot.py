@@ -340,7 +340,7 @@ class Ros2Robot:
         due = dict.fromkeys(producers, 0.0)
         last = time.monotonic()
         bad_due = 0.0
-        while not stop.wait(0.01):
+        while not stop.wait(0.02):  # 50 Hz: every topic is at most 20 Hz
             now = time.monotonic()
             self.step(now - last)
             last = now
