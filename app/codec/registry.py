@@ -9,14 +9,17 @@ from typing import Any
 
 from schemas.loader import FAMILIES, PACKAGED_FAMILIES, load_family
 
+# family -> what makes a struct of that family on first use (ROS 2 types: app.ros2.generic
+# adds its own when imported); every registry asks the same
+RESOLVERS: dict[str, Callable[[str], Any]] = {}
+
 
 @dataclass
 class SchemaRegistry:
     structs: dict[str, Any] = field(default_factory=dict)
     enums: dict[str, Any] = field(default_factory=dict)
     names_by_id: dict[int, str] = field(default_factory=dict)
-    # family -> what makes a struct of that family on first use (ROS 2 types: app.ros2)
-    resolvers: dict[str, Callable[[str], Any]] = field(default_factory=dict)
+    resolvers: dict[str, Callable[[str], Any]] = field(default_factory=lambda: RESOLVERS)
 
     def add_module(self, prefix: str, module: Any) -> None:
         for node in module.schema.node.nestedNodes:

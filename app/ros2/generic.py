@@ -22,7 +22,7 @@ from typing import Any
 
 import capnp
 
-from app.codec.registry import SchemaRegistry, registry
+from app.codec.registry import RESOLVERS, SchemaRegistry, registry
 
 FAMILY = "ros2"
 _BASE = {
@@ -178,4 +178,4 @@ def filler(fielddefs: dict[str, Any], ros_type: str) -> Callable[[Any, Any], Non
     return fill_builder
 
 
-registry().resolvers[FAMILY] = resolve_standard
+RESOLVERS[FAMILY] = resolve_standard

@@ -56,8 +56,7 @@ def test_names_follow_the_rule_and_avoid_capnp_words() -> None:
 
 
 def test_a_recorded_standard_type_is_found_by_its_name_in_a_fresh_registry() -> None:
-    fresh = build_registry()
-    fresh.resolvers[generic.FAMILY] = generic.resolve_standard
+    fresh = build_registry()  # asks app.ros2.generic, as every registry does
     struct = fresh.find("ros2.sensor_msgs/msg/Imu")
     assert struct is not None and "angularVelocity.z" in numeric_paths(struct.schema)
     assert fresh.find("ros2.nobody_msgs/msg/Nothing") is None
