@@ -290,15 +290,15 @@ def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
                 # A failure is counted on its topic and shown in the errors column.
                 with contextlib.suppress(DecodeError):
                     sub.decode(sample)
-        now = time.monotonic()
         stats = sub.stats()
         ros_robots = ros2.robots()
         ros2.close()
     if not stats and not ros_robots:
         out(f"no samples on {key_expr} in {args.duration:g} s")
         return 0
-    rows = [[key, s.type_name or "-", render_text.human_rate(s.rate_hz(now)),
-             render_text.human_bytes_per_s(s.bandwidth_bps(now)),
+    # what was heard while listening, however late its last sample came (a loaded machine)
+    rows = [[key, s.type_name or "-", render_text.human_rate(s.rate_hz(s.last_arrival)),
+             render_text.human_bytes_per_s(s.bandwidth_bps(s.last_arrival)),
              str(s.error_count) + (f" ({s.last_error})" if s.error_count else "")]
             for key, s in sorted(stats.items())]
     out(render_text.table(["key", "type", "rate", "bandwidth", "errors"], rows))
