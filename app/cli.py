@@ -231,9 +231,7 @@ def cmd_robots(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     with open_bus(args) as bus:
         presence = PresenceTracker(bus)
         claims = ClaimBook(bus, DEFAULT_ROOT)
-        ros2 = RosSource(bus, DEFAULT_ROOT, on_presence=lambda _presence: None,
-                         on_catalog=lambda _robot_id, _catalog: None,
-                         count_error=lambda _key, _error: None, wake=lambda: None, drive=False)
+        ros2 = _ros2_beside(bus)
         time.sleep(PRESENCE_SETTLE_S)
         ros2.update()
         robots = presence.robots()
@@ -313,12 +311,13 @@ def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     return 0
 
 
-def _ros2_beside(bus: BusSession, sub: Subscription) -> RosSource:
-    """The ROS 2 graph on ``bus``: its robots' topics said again, translated, on their fleet
-    keys for ``sub`` to hear (their bad samples counted on it)."""
+def _ros2_beside(bus: BusSession, sub: Subscription | None = None) -> RosSource:
+    """The ROS 2 graph on ``bus``, saying nothing on it: its robots' topics said again,
+    translated, on their fleet keys for ``sub`` to hear (their bad samples counted on it)."""
     return RosSource(bus, DEFAULT_ROOT, on_presence=lambda _presence: None,
                      on_catalog=lambda _robot_id, _catalog: None,
-                     count_error=sub.record_error, wake=lambda: None, drive=False)
+                     count_error=sub.record_error if sub is not None
+                     else lambda _key, _error: None, wake=lambda: None, drive=False)
 
 
 def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
