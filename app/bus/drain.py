@@ -11,9 +11,10 @@ zenoh).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import zenoh
@@ -30,6 +31,7 @@ class Drain:
         subscriber."""
         self._deliver = deliver
         self._subscribers: tuple[tuple[str, Any], ...] = ()
+        self._pass = threading.Lock()  # one pass over the rings at a time
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -43,18 +45,31 @@ class Drain:
         """Drains exactly these subscribers (key expression -> subscriber) from now on."""
         self._subscribers = tuple(subscribers.items())
 
+    @contextlib.contextmanager
+    def handover(self, leaving: Mapping[str, Any]) -> Iterator[None]:
+        """Delivers what the rings of ``leaving`` hold now (on the caller's thread) and keeps
+        the drain's thread still until the block ends: samples that waited in a ring are not
+        lost when its subscriber goes, however late the thread is."""
+        with self._pass:
+            self._empty(tuple(leaving.items()))
+            yield
+
     def _run(self) -> None:
         while not self._stopped.wait(DRAIN_PERIOD_S):
-            for key_expr, subscriber in self._subscribers:
-                try:
-                    while (sample := subscriber.try_recv()) is not None:
-                        self._deliver(key_expr, sample)
-                except (zenoh.ZError, RuntimeError):
-                    # Undeclared meanwhile (RuntimeError: zenoh-python's "already mutably
-                    # borrowed" while it undeclares): its successor hears its samples.
-                    pass
-                except Exception:  # a consumer's bug must not stop every subscriber
-                    log.exception("delivering a sample of %s", key_expr)
+            with self._pass:
+                self._empty(self._subscribers)
+
+    def _empty(self, subscribers: tuple[tuple[str, Any], ...]) -> None:
+        for key_expr, subscriber in subscribers:
+            try:
+                while (sample := subscriber.try_recv()) is not None:
+                    self._deliver(key_expr, sample)
+            except (zenoh.ZError, RuntimeError):
+                # Undeclared meanwhile (RuntimeError: zenoh-python's "already mutably
+                # borrowed" while it undeclares): its successor hears its samples.
+                pass
+            except Exception:  # a consumer's bug must not stop every subscriber
+                log.exception("delivering a sample of %s", key_expr)
 
     def stop(self) -> None:
         self._stopped.set()

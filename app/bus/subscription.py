@@ -5,7 +5,8 @@ copies the payload only if it is wanted — into the ring of the newest N sample
 whatever ``route`` returns for its key. Decoding happens when a consumer takes the samples
 (:meth:`Subscription.decode` and :meth:`Subscription.record_error` count failures on the
 sample's topic). A subscription may listen on several key expressions and change them while
-it runs (:meth:`Subscription.listen`), without losing or doubling a sample. A drained one
+it runs (:meth:`Subscription.listen`), without doubling a sample or losing one that
+waited to be taken. A drained one
 (``drain=True``) takes its samples on one thread for all its expressions
 (``app.bus.drain``), but for those listened to as prompt (big samples: a camera's image is
 not held back a few milliseconds).
@@ -13,6 +14,7 @@ not held back a few milliseconds).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import time
@@ -84,21 +86,24 @@ class Subscription:
     def listen(self, key_exprs: Iterable[str], prompt: Iterable[str] = ()) -> None:
         """Listens on exactly ``key_exprs`` from now on (those also in ``prompt`` with a
         callback of their own, if drained; an expression keeps the way it was first declared
-        while it is listened to). The new subscribers are declared before the old
-        ones go, and a sample counts only through a subscriber still wanted, so one that both
-        hear is taken once and none is missed in between."""
+        while it is listened to). What waits in the rings of drained expressions that go is
+        delivered first; then the new subscribers are declared before the old ones go, and a
+        sample counts only through a subscriber still wanted, so one that both hear is taken
+        once. Only a sample arriving while the new ones are being declared can be missed."""
         wanted = frozenset(key_exprs)
         prompt = frozenset(prompt) if self._drain is not None else wanted
-        for expr in wanted - self._handles.keys():
-            callback = functools.partial(self._receive, expr)
-            self._handles[expr] = self._bus.declare_subscriber(
-                expr, callback if expr in prompt else Drain.handler())
-            if expr not in prompt:
-                self._drained.add(expr)
-        self._listening = wanted
-        self._drained &= wanted
-        if self._drain is not None:  # before the old go: it stops taking from them first
-            self._drain.drain({e: self._handles[e] for e in self._drained})
+        leaving = {e: self._handles[e] for e in self._drained - wanted}
+        with self._drain.handover(leaving) if self._drain else contextlib.nullcontext():
+            for expr in wanted - self._handles.keys():
+                callback = functools.partial(self._receive, expr)
+                self._handles[expr] = self._bus.declare_subscriber(
+                    expr, callback if expr in prompt else Drain.handler())
+                if expr not in prompt:
+                    self._drained.add(expr)
+            self._listening = wanted
+            self._drained &= wanted
+            if self._drain is not None:
+                self._drain.drain({e: self._handles[e] for e in self._drained})
         for expr in [e for e in self._handles if e not in wanted]:
             self._bus.release(self._handles.pop(expr))
 

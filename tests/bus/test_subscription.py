@@ -119,3 +119,34 @@ def test_a_drained_subscription_hands_on_every_sample_in_order_on_one_thread(
         assert (battery, 500.0) not in [h[:2] for h in heard]
     finally:
         sub.close()
+
+
+def test_a_replan_delivers_what_waited_in_the_rings_of_the_subscribers_that_go(
+        robot_and_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A drain thread held up (a loaded machine) leaves samples in a ring; when a re-plan
+    # lets its subscriber go they are still delivered, once, in order.
+    monkeypatch.setattr("app.bus.drain.DRAIN_PERIOD_S", 3600.0)  # the thread never runs
+    robot, app = robot_and_app
+    battery = "fleet/r1/uplink/battery"
+    heard: list[float] = []
+    sub = Subscription(app, (), drain=True, route=lambda *_: lambda sample: heard.append(
+        sub.decode(sample).root.battery.percentage))
+    sub.listen(["fleet/r1/**"])
+    probe: list[float] = []
+    app.declare_subscriber(battery, lambda _sample: probe.append(0.0))
+    try:
+        pub = Publisher(robot, battery, "fleet.Uplink", Traffic.COMMAND)
+        wait_until_heard(robot, battery)
+        for i in range(5):
+            pub.put(battery_uplink(float(i)))
+        wait_for(lambda: len(probe) == 5)  # in the ring too: the session dispatched them
+        assert heard == []
+        sub.listen([battery])
+        assert heard == [0.0, 1.0, 2.0, 3.0, 4.0]
+        for i in range(5, 8):
+            pub.put(battery_uplink(float(i)))
+        wait_for(lambda: len(probe) == 8)
+        sub.listen([])
+        assert heard == [float(i) for i in range(8)]
+    finally:
+        sub.close()
