@@ -32,7 +32,7 @@ def test_every_kind_of_command_goes_to_the_active_robot_only(
     window.set_active_robot("rover-1")
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.applicationState()
-                    == Qt.ApplicationState.ApplicationActive, timeout=3_000)
+                    == Qt.ApplicationState.ApplicationActive, timeout=10_000)
 
     # A capability: the rover's lights.
     qtbot.waitUntil(lambda: "service:lights" in caps.controls, timeout=TIMEOUT_MS)

@@ -139,7 +139,7 @@ def test_acknowledge_is_for_a_selection_with_a_new_fault_and_severities_are_whol
 
     severity = panel.active.model().index(0, 0)
     needed = panel.active.sizeHintForColumn(0)
-    qtbot.waitUntil(lambda: panel.active.columnWidth(0) >= needed, timeout=2_000)
+    qtbot.waitUntil(lambda: panel.active.columnWidth(0) >= needed, timeout=10_000)
     assert severity.data() == "CRITICAL"
 
 

@@ -54,7 +54,7 @@ def test_a_killed_robot_goes_offline_and_stays_listed(make_main_window, fleet, q
     killed = time.monotonic()
     car.stop()  # closes its zenoh session: its liveliness token goes away
     qtbot.waitUntil(lambda: cell(panel.view, "car-1", STATUS).startswith("offline"),
-                    timeout=2_000)
+                    timeout=10_000)
     assert time.monotonic() - killed < 2.0
     assert set(rows(panel.view)) == ROBOTS
     assert cell(panel.view, "car-1", 0, MUTED_ROLE) is True
@@ -72,12 +72,12 @@ def test_selecting_a_robot_makes_it_the_active_robot(make_main_window, fleet, qt
     assert window.station.active_robot == "humanoid-1"
     assert "humanoid-1" in window.status_strip.robot_label.text()
     qtbot.waitUntil(lambda: cell(panel.view, "humanoid-1", MODEL,
-                                 Qt.ItemDataRole.BackgroundRole) == HIGHLIGHT, timeout=1_000)
+                                 Qt.ItemDataRole.BackgroundRole) == HIGHLIGHT, timeout=10_000)
     assert cell(panel.view, "rover-1", MODEL, Qt.ItemDataRole.BackgroundRole) is None
 
     window.set_active_robot("rover-1")  # chosen elsewhere: the selection follows
     qtbot.waitUntil(lambda: [i.data() for i in panel.view.selectionModel().selectedRows(1)]
-                    == ["Field rover (rover-1)"], timeout=1_000)
+                    == ["Field rover (rover-1)"], timeout=10_000)
     assert window.active_robot == "rover-1"
 
 
@@ -86,7 +86,7 @@ def test_an_engaged_estop_is_shown_loudly(make_main_window, fleet, qtbot):
     rover = next(r for r in fleet.robots if r.robot_id == "rover-1")
     rover.estop, rover.estop_reason = True, "test"
     qtbot.waitUntil(lambda: cell(panel.view, "rover-1", MODE).startswith("E-STOP"),
-                    timeout=3_000)
+                    timeout=10_000)
     background = cell(panel.view, "rover-1", MODE, Qt.ItemDataRole.BackgroundRole)
     assert background == QColor(ESTOP_BACKGROUND)
     assert cell(panel.view, "rover-1", MODE, Qt.ItemDataRole.FontRole).bold()

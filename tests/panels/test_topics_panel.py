@@ -78,7 +78,7 @@ def test_topics_show_each_key_with_type_and_rate(make_main_window, fleet, qtbot)
     qtbot.waitUntil(lambda: every_robot <= set(rows(panel.view))
                     and len(rows(panel.view)) >= 20, timeout=5_000)
     qtbot.waitUntil(lambda: set(rows(panel.view)) == set(window.station.topics()),
-                    timeout=2_000)  # every key heard, and only those
+                    timeout=10_000)  # every key heard, and only those
     catalogs = {t.key: t.type_name for r in fleet.robots for t in r.topics}
     shown = rows(panel.view)
     assert {key: row[TYPE] for key, row in shown.items()} == {k: catalogs[k] for k in shown}
@@ -192,13 +192,13 @@ def test_decode_errors_are_shown_on_their_topic(make_main_window, fleet, free_en
     assert tooltip.startswith("Last error: ") and "malformed ×" in tooltip
     assert cell(panel.view, MOTION, ERRORS) == "0"
     qtbot.waitUntil(lambda: "0 decode errors" not in window.status_strip.errors_label.text(),
-                    timeout=2_000)
+                    timeout=10_000)
 
 
 def test_an_empty_station_shows_a_hint(make_main_window, qtbot):
     window = make_main_window(show=True)  # nothing listens on its endpoint
     panel = window.open_panel("topics")
-    qtbot.waitUntil(lambda: panel.hint.isVisible(), timeout=2_000)
+    qtbot.waitUntil(lambda: panel.hint.isVisible(), timeout=10_000)
     assert panel.hint.text() == "No topics yet — waiting for data on fleet/**"
     assert not panel.view.isVisible()
 
@@ -238,7 +238,7 @@ def test_the_key_column_is_as_wide_as_the_longest_key(make_main_window, fleet, q
     longest = max(rows(panel.view), key=lambda k: key_text_width(panel, k))
     panel.view.setFixedWidth(key_text_width(panel, longest) + 120)  # a dock of the key's width
     qtbot.waitUntil(lambda: panel.view.columnWidth(0) > key_text_width(panel, longest),
-                    timeout=2_000)  # every key whole; the other columns scroll
+                    timeout=10_000)  # every key whole; the other columns scroll
 
 
 def test_a_narrow_table_keeps_the_key_and_cuts_it_at_the_left(make_main_window, fleet, qtbot):
@@ -246,7 +246,7 @@ def test_a_narrow_table_keeps_the_key_and_cuts_it_at_the_left(make_main_window, 
     longest = max(rows(panel.view), key=lambda k: key_text_width(panel, k))
     panel.view.setFixedWidth(key_text_width(panel, longest) // 2 + 60)  # a narrow dock
     qtbot.waitUntil(lambda: panel.view.columnWidth(0) >= panel.view.viewport().width(),
-                    timeout=2_000)  # the key takes the width; the numbers scroll
+                    timeout=10_000)  # the key takes the width; the numbers scroll
     assert panel.view.textElideMode() == Qt.TextElideMode.ElideLeft
     width = panel.view.columnWidth(0) - 16
     shown = panel.view.fontMetrics().elidedText(longest, Qt.TextElideMode.ElideLeft, width)

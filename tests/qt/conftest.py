@@ -92,5 +92,5 @@ def rover_window(make_main_window: Callable[..., MainWindow], fleet: SimFleet,
     qtbot.waitUntil(lambda: rover_estop(window) is False, timeout=5_000)
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.applicationState()
-                    == Qt.ApplicationState.ApplicationActive, timeout=3_000)
+                    == Qt.ApplicationState.ApplicationActive, timeout=10_000)
     return window

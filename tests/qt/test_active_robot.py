@@ -29,7 +29,7 @@ def test_a_fresh_station_shows_the_first_robot_online_at_once(
     assert window.active_robot is None
     qtbot.waitUntil(lambda: all_online(window), timeout=10_000)
     online_at = time.monotonic()
-    qtbot.waitUntil(lambda: window.active_robot is not None, timeout=2_000)
+    qtbot.waitUntil(lambda: window.active_robot is not None, timeout=10_000)
     assert time.monotonic() - online_at < 2.0
     assert window.active_robot in FLEET
     qtbot.waitUntil(lambda: window.teleop().status().link.selected == window.active_robot)
@@ -60,7 +60,7 @@ def test_an_active_robot_that_goes_offline_stays_chosen(
     qtbot.waitUntil(lambda: not any(r.robot_id == "humanoid-1" and r.online
                                     for r in window.station.robots()), timeout=10_000)
     qtbot.waitUntil(lambda: not any(r.robot_id == "humanoid-1" and r.online
-                                    for r in window._robots), timeout=3_000)
+                                    for r in window._robots), timeout=10_000)
     assert window.active_robot == "humanoid-1"
 
 

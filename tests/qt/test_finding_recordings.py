@@ -149,7 +149,7 @@ def test_keyboard_shortcuts_lists_every_shortcut_of_the_menus_as_the_readme_does
     window = make_main_window(show=True)
     action(window, "&Keyboard shortcuts").trigger()
     qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), help_menu.QDialog),
-                    timeout=3_000)
+                    timeout=10_000)
     dialog = QApplication.activeModalWidget()
     table = dialog.findChild(QTableWidget)
     rows = [(table.item(r, 0).text(), table.item(r, 1).text()) for r in range(table.rowCount())]

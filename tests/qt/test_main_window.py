@@ -35,7 +35,7 @@ def test_internal_errors_show_in_the_status_bar(make_main_window, qtbot) -> None
         raise RuntimeError("lane exploded")
     except RuntimeError as exc:  # as a worker's guard records what it caught
         window.station.incidents.record("lane fleet/x/y", exc)
-    qtbot.waitUntil(lambda: window.status_strip.internal_label.isVisible(), timeout=3_000)
+    qtbot.waitUntil(lambda: window.status_strip.internal_label.isVisible(), timeout=10_000)
     assert "1 internal error" in window.status_strip.internal_label.text()
     details = window.status_strip.internal_errors_text()
     assert "lane fleet/x/y: RuntimeError: lane exploded" in details

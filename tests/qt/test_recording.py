@@ -134,13 +134,13 @@ def test_a_log_opens_in_playback_with_its_robots_a_timeline_and_no_commands(
 
     window.set_active_robot("rover-1")
     qtbot.waitUntil(lambda: "commands are disabled" in window.teleop().status().link.reason,
-                    timeout=3_000)
+                    timeout=10_000)
     assert not window.teleop().status().link.live
 
     bar = window.playback.bar
     bar.seek.emit(0.5)
     qtbot.waitUntil(lambda: abs(window.station.player.state().fraction - 0.5) < 0.01,
-                    timeout=3_000)
+                    timeout=10_000)
     window.tick()
     assert bar.track.fraction == pytest.approx(0.5, abs=0.01)
     bar.play_pause.emit()

@@ -88,20 +88,24 @@ def pad_panel(window: MainWindow, qtbot: Any) -> Iterator[tuple[TeleopPanel, Vir
             pad.unplug()
 
 
-def test_the_panel_shows_armed_with_the_deadman_held_and_why_not_once_released(
-        window: MainWindow, pad_panel: tuple[TeleopPanel, VirtualGamepad], qtbot: Any) -> None:
-    panel, pad = pad_panel
-    pad.set_axis("lefty", -1.0)  # stick up: forward
+def hold_deadman_until_armed(panel: TeleopPanel, pad: VirtualGamepad, qtbot: Any) -> None:
     pad.press("leftshoulder")  # the deadman
 
     def armed() -> bool:
         if LATCHED in panel.state_label.text():  # a loaded machine's late tick: regrip,
             pad.release("leftshoulder")  # as the operator is told to
-            qtbot.waitUntil(lambda: LATCHED not in panel.state_label.text(), timeout=2_000)
+            qtbot.waitUntil(lambda: LATCHED not in panel.state_label.text(), timeout=10_000)
             pad.press("leftshoulder")
         return panel.state_label.text().startswith("ARMED")
 
-    qtbot.waitUntil(armed, timeout=5_000)
+    qtbot.waitUntil(armed, timeout=8_000)
+
+
+def test_the_panel_shows_armed_with_the_deadman_held_and_why_not_once_released(
+        window: MainWindow, pad_panel: tuple[TeleopPanel, VirtualGamepad], qtbot: Any) -> None:
+    panel, pad = pad_panel
+    pad.set_axis("lefty", -1.0)  # stick up: forward
+    hold_deadman_until_armed(panel, pad, qtbot)
     assert "rover-1" in panel.state_label.text()
     qtbot.waitUntil(lambda: panel.output_bars["linear"].fraction() > 0.5)
     assert panel.previews["left"].value()[1] == pytest.approx(-1.0, abs=0.01)
@@ -109,7 +113,7 @@ def test_the_panel_shows_armed_with_the_deadman_held_and_why_not_once_released(
     assert panel.stats["rate"].text().startswith("20 Hz")
 
     pad.release("leftshoulder")
-    qtbot.waitUntil(lambda: not panel.state_label.text().startswith("ARMED"), timeout=2_000)
+    qtbot.waitUntil(lambda: not panel.state_label.text().startswith("ARMED"), timeout=10_000)
     assert "deadman" in panel.state_label.text()
     qtbot.waitUntil(lambda: panel.output_bars["linear"].fraction() == 0.0)
     assert panel.ranges()["lefty"][0] == pytest.approx(-1.0, abs=0.01)  # calibration page
@@ -133,13 +137,13 @@ def test_the_keyboard_drives_while_the_drive_view_has_focus(window: MainWindow,
     qtbot.waitUntil(lambda: session.status().teleop.reason == "deadman released")
     qtbot.keyPress(panel.drive, Qt.Key.Key_W)
     qtbot.keyPress(panel.drive, Qt.Key.Key_Space)
-    qtbot.waitUntil(lambda: armed_by_keyboard(panel, qtbot), timeout=3_000)
+    qtbot.waitUntil(lambda: armed_by_keyboard(panel, qtbot), timeout=10_000)
     qtbot.waitUntil(lambda: (m := session.status().teleop.motion) is not None
-                    and m.linear > 0.1, timeout=2_000)
+                    and m.linear > 0.1, timeout=10_000)
     assert session.status().teleop.device == "keyboard"
 
     qtbot.keyRelease(panel.drive, Qt.Key.Key_Space)
-    qtbot.waitUntil(lambda: session.status().teleop.state is not Arming.ARMED, timeout=2_000)
+    qtbot.waitUntil(lambda: session.status().teleop.state is not Arming.ARMED, timeout=10_000)
     qtbot.waitUntil(lambda: "deadman" in panel.state_label.text())
 
 
@@ -153,8 +157,8 @@ def test_automatic_input_with_no_pad_names_the_keyboard_not_an_unplugged_control
     qtbot.waitUntil(lambda: session.status().link.live, timeout=8_000)
     panel.drive.clearFocus()
     says = "click the Teleop panel's drive view"
-    qtbot.waitUntil(lambda: says in panel.state_label.text(), timeout=3_000)
-    qtbot.waitUntil(lambda: says in window.safety_bar.banner.full_text(), timeout=3_000)
+    qtbot.waitUntil(lambda: says in panel.state_label.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: says in window.safety_bar.banner.full_text(), timeout=10_000)
     for shown in (panel.state_label.text(), window.safety_bar.banner.full_text()):
         assert shown.startswith("DISARMED") and "unplugged" not in shown
 
@@ -229,8 +233,7 @@ def test_the_profile_editor_stays_within_the_caps_and_is_locked_while_armed(
     panel.save_name.setText("fast")
     panel.save_profile()
     assert panel.profile_reason.text() == ""
-    pad.press("leftshoulder")
-    qtbot.waitUntil(lambda: panel.state_label.text().startswith("ARMED"), timeout=3_000)
+    hold_deadman_until_armed(panel, pad, qtbot)
     qtbot.waitUntil(lambda: not panel.editor.isEnabled())
     pad.release("leftshoulder")
-    qtbot.waitUntil(panel.editor.isEnabled, timeout=2_000)
+    qtbot.waitUntil(panel.editor.isEnabled, timeout=10_000)

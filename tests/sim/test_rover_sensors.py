@@ -8,6 +8,7 @@ import math
 import socket
 import time
 from collections import defaultdict
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -60,9 +61,12 @@ def free_endpoint() -> str:
         return f"tcp/127.0.0.1:{sock.getsockname()[1]}"
 
 
-def record(points: int, wanted: dict[str, int],
-           timeout: float = 10.0) -> tuple[SensorRover, dict[str, list[RawSample]]]:
-    """Runs a SensorRover behind a router and records what an app session receives."""
+def record(points: int, wanted: dict[str, int], timeout: float = 30.0,
+           enough: Callable[[dict[str, list[RawSample]]], bool] = lambda _samples: True,
+           ) -> tuple[SensorRover, dict[str, list[RawSample]]]:
+    """Runs a SensorRover behind a router and records what an app session receives, until
+    ``wanted`` counts have come and ``enough`` says so (a loaded machine's late ticks pair
+    fewer topics)."""
     endpoint = free_endpoint()
     hub = BusSession(BusConfig(mode="router", listen=[endpoint]))
     robot = SensorRover(points)
@@ -77,7 +81,8 @@ def record(points: int, wanted: dict[str, int],
             time.sleep(0.1)
             for sample in subscription.take():
                 samples[sample.key.split(f"fleet/{ROBOT}/", 1)[1]].append(sample)
-            if all(len(samples[key]) >= count for key, count in wanted.items()):
+            if all(len(samples[key]) >= count for key, count in wanted.items()) and \
+                    enough(samples):
                 break
     finally:
         robot.stop()
@@ -89,7 +94,7 @@ def record(points: int, wanted: dict[str, int],
 
 @pytest.fixture(scope="module")
 def recording() -> tuple[SensorRover, dict[str, list[RawSample]]]:
-    return record(200_000, COUNTS)
+    return record(200_000, COUNTS, enough=lambda samples: len(chained(samples)) >= 6)
 
 
 def decoded(sample: RawSample) -> DecodedMessage:
@@ -120,6 +125,15 @@ def tf_at(samples: list[RawSample], at: RawSample) -> RawSample | None:
     < 1 cm), or None."""
     best = min(samples, key=lambda s: abs(stamp(s) - stamp(at)))
     return best if abs(stamp(best) - stamp(at)) <= 0.02 else None
+
+
+def chained(samples: dict[str, list[RawSample]]) -> list[tuple[RawSample, RawSample, RawSample]]:
+    """(lidar detections, camera detections, tf) of each tick where all three came."""
+    if not samples.get("tf"):
+        return []
+    found = [(lidar, camera, tf_at(samples["tf"], lidar))
+             for lidar, camera in pairs(samples, "lidar/detections", "camera/detections")]
+    return [(lidar, camera, tf) for lidar, camera, tf in found if tf is not None]
 
 
 def rect(box) -> tuple[float, float, float, float]:
@@ -321,10 +335,7 @@ def test_frames_chain_from_world_to_the_camera_pixels(recording) -> None:
     statics = {key: np.array([p.x, p.y, p.z]) for key, p in cubes.items()
                if key.startswith(("box-", "pallet-"))}
     exact = checked = 0
-    for sample, boxes2_sample in pairs(samples, "lidar/detections", "camera/detections"):
-        tf = tf_at(samples["tf"], sample)
-        if tf is None:
-            continue
+    for sample, boxes2_sample, tf in chained(samples):
         checked += 1
         objects = decoded(sample).root
         frames = transforms(tf)

@@ -90,7 +90,7 @@ def drive(session: TeleopSession, pad: VirtualGamepad) -> None:
     pad.set_axis("lefty", -1.0)  # stick up: forward
     pad.set_axis("rightx", -0.6)  # right stick left: turn left
     pad.press("leftshoulder")  # the deadman
-    wait_held(session, pad, lambda: session.status().teleop.state is Arming.ARMED, 3.0)
+    wait_held(session, pad, lambda: session.status().teleop.state is Arming.ARMED, 8.0)
 
 
 def test_stick_drives_the_rover_forward_and_left_and_release_stops_it(
@@ -240,7 +240,7 @@ def test_the_humanoid_walks_and_its_hand_closes_from_the_triggers(free_endpoint:
         proprio = Latest(station.bus, "fleet/humanoid-1/proprioception")
         pad.set_axis("lefty", -1.0)
         pad.press("leftshoulder")
-        wait_held(session, pad, lambda: session.status().teleop.state is Arming.ARMED, 3.0)
+        wait_held(session, pad, lambda: session.status().teleop.state is Arming.ARMED, 8.0)
         # Its hand's state is not reported as percentages: the triggers move it only once a
         # preset has set a target (d-pad up: open).
         assert session.status().teleop.hand_note
