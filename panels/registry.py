@@ -30,6 +30,7 @@ def load() -> Registry:
     from panels.mission import MissionPanel
     from panels.plot import PlotPanel
     from panels.robots import RobotsPanel
+    from panels.ros_graph import RosGraphPanel
     from panels.scene3d import Scene3DPanel
     from panels.status import StatusPanel
     from panels.teleop import TeleopPanel
@@ -37,4 +38,4 @@ def load() -> Registry:
 
     return Registry([RobotsPanel, TopicsPanel, InspectorPanel, PlotPanel, Scene3DPanel,
                      BatteryPanel, FaultsPanel, StatusPanel, CapabilitiesPanel,
-                     MissionPanel, CameraPanel, TeleopPanel, FleetMapPanel])
+                     MissionPanel, CameraPanel, TeleopPanel, FleetMapPanel, RosGraphPanel])

@@ -3,7 +3,9 @@ ROS 2 robot that speaks rmw_zenoh (``tests.ros2_robot``, its own process, rosbag
 Xvfb. Nothing on the robot was made for Fieldstation.
 
     xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python scripts/screenshot_ros2.py \
-        [OUTPUT.png]
+        [--graph] [OUTPUT.png]
+
+``--graph``: the ROS 2 graph panel, floated out of the layout (docs/ros2_graph.png).
 """
 
 from __future__ import annotations
@@ -24,13 +26,16 @@ def main() -> int:
     from app.station.connection import free_loopback_endpoint
     from tests.ros2_robot import Ros2RobotProcess
 
-    output = Path(sys.argv[1]) if len(sys.argv) > 1 else OUTPUT
+    args = sys.argv[1:]
+    graph = "--graph" in args
+    paths = [a for a in args if a != "--graph"]
+    output = Path(paths[0]) if paths else OUTPUT.with_name("ros2_graph.png") if graph else OUTPUT
     endpoint = free_loopback_endpoint()
     with Ros2RobotProcess(endpoint, "rover_1"):
-        return _shoot(endpoint, output)
+        return _shoot(endpoint, output, graph)
 
 
-def _shoot(endpoint: str, output: Path) -> int:
+def _shoot(endpoint: str, output: Path, graph: bool) -> int:
     from app.qt.application import create_application
     from app.qt.main_window import MainWindow
     from app.qt.start import panel_registry
@@ -43,11 +48,18 @@ def _shoot(endpoint: str, output: Path) -> int:
     window.resize(1600, 900)
     window.show()
     window.restore_last_layout()  # none yet: the default one, as the app's first start
+    shown = window
+    if graph:
+        shown = window.open_panel("ros2_graph").parentWidget()  # its dock
+        shown.setFloating(True)
+        shown.resize(900, 640)
 
     def shoot() -> None:
+        if graph:  # opened down to its topics, as an operator clicks through it
+            shown.widget().tree.expandAll()
         app.processEvents()
         output.parent.mkdir(exist_ok=True)
-        window.grab().save(str(output))
+        shown.grab().save(str(output))
         robots = [(r.robot_id, r.online) for r in window.station.robots()]
         print(f"saved {output}: robots {robots}, active {window.station.active_robot}")
         window.close()

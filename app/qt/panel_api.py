@@ -16,6 +16,7 @@ from app.bus.config import BusConfig
 from app.bus.outbox import Outbox
 from app.qt.operator import SOURCES, Operator
 from app.qt.safety_bar import banner as arming_banner
+from app.ros2.graph import RosNodeInfo
 from app.station.authority import Authority
 from app.station.commands import Commander
 from app.station.feeds import Consumer
@@ -60,6 +61,10 @@ class PanelStation(Protocol):
     def robots(self) -> list[RobotInfo]: ...
 
     def robot(self, robot_id: str) -> RobotInfo | None: ...
+
+    def ros_nodes(self) -> list[RosNodeInfo]:
+        """The nodes of the ROS 2 graph the station sees (rmw_zenoh), its own left out."""
+        ...
 
     def consumer(self, name: str, on_sample: Any = None) -> Consumer: ...
 

@@ -45,6 +45,19 @@ class RosRobot:
     subscriptions: tuple[RosTopic, ...]
 
 
+@dataclass(frozen=True)
+class RosNodeInfo:
+    """A node on the graph and what it offers and uses, each as (name, type), sorted."""
+
+    domain: int
+    robot_id: str
+    name: str  # fully qualified: /rover_1/lidar
+    publishers: tuple[tuple[str, str], ...] = ()
+    subscriptions: tuple[tuple[str, str], ...] = ()
+    services: tuple[tuple[str, str], ...] = ()
+    clients: tuple[tuple[str, str], ...] = ()
+
+
 def robot_of(entity: Entity) -> tuple[str, str]:
     """(robot id, its namespace) of a graph entity."""
     first = entity.namespace.strip("/").split("/", 1)[0]
@@ -90,6 +103,28 @@ class RosGraph:
     def robots(self) -> dict[str, RosRobot]:
         """Each robot with a node alive, by id."""
         return robots_of(self.entities())
+
+    def nodes(self) -> list[RosNodeInfo]:
+        return nodes_of(self.entities())
+
+
+_SIDES = (EntityKind.PUBLISHER, EntityKind.SUBSCRIPTION, EntityKind.SERVICE,
+          EntityKind.CLIENT)
+
+
+def nodes_of(entities: Iterable[Entity]) -> list[RosNodeInfo]:
+    """Every node, by domain, robot and name (nodes of one name in several processes are
+    one, as ``ros2 node list`` shows them)."""
+    found: dict[tuple[int, str, str], dict[EntityKind, set[tuple[str, str]]]] = {}
+    for entity in entities:
+        robot_id, _ = robot_of(entity)
+        name = f"{entity.namespace.rstrip('/')}/{entity.node_name}"
+        sides = found.setdefault((entity.domain, robot_id, name), {})
+        if entity.kind in _SIDES and entity.topic:
+            sides.setdefault(entity.kind, set()).add((entity.topic, entity.type_name))
+    return [RosNodeInfo(domain, robot_id, name,
+                        *(tuple(sorted(sides.get(kind, ()))) for kind in _SIDES))
+            for (domain, robot_id, name), sides in sorted(found.items())]
 
 
 def robots_of(entities: Iterable[Entity]) -> dict[str, RosRobot]:

@@ -29,6 +29,7 @@ from app.bus.stats import TopicStats
 from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
+from app.ros2.graph import RosNodeInfo
 from app.ros2.source import RosSource
 from app.station.authority import Authority
 from app.station.commands import Commander
@@ -142,6 +143,11 @@ class Station:
             robots = sorted(self._robots.values(), key=lambda r: r.robot_id)
         last = newest_data(arrivals, robots, self.root)
         return [dataclasses.replace(r, last_data=last.get(r.robot_id)) for r in robots]
+
+    def ros_nodes(self) -> list[RosNodeInfo]:
+        """The nodes of the ROS 2 graph (rmw_zenoh) this station sees, not its own."""
+        ros2 = self._ros2
+        return ros2.graph.nodes() if ros2 is not None else []
 
     def robot(self, robot_id: str) -> RobotInfo | None:
         """One robot as :meth:`robots` has it, reading only its own topics (the teleop
