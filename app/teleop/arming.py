@@ -62,6 +62,9 @@ class LinkStatus:
     # Nobody else holds it: control comes with the deadman held (a deadman held through
     # this wait is the press that drives once control is in: it does not latch).
     control_pending: bool = False
+    # Why nothing teleop sends would reach it (its catalog lists no command teleop drives,
+    # a ROS 2 robot with no velocity input chosen); "" when something would.
+    undrivable: str = ""
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,8 @@ def _blocked(obs: Observation, config: ArmingConfig) -> tuple[Arming, str] | Non
                               else f"link lost: no data for {age:.1f} s")
     if link.fault:
         return Arming.DISARMED, f"critical fault: {link.fault}"
+    if link.undrivable:
+        return Arming.DISARMED, link.undrivable
     if link.battery is not None and link.battery < config.battery_block_pct:
         return Arming.DISARMED, f"battery too low to drive: {link.battery:.0f} %"
     if link.control and (obs.deadman or not link.control_pending):

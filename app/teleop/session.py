@@ -278,10 +278,12 @@ class TeleopSession:
         fault = next((_fault_text(f) for f in vitals.faults if f.severity == CRITICAL),
                      "") if vitals is not None else ""
         data_at = None if link.data_age_s is None else now - link.data_age_s
+        undrivable = f"{robot} lists no command teleop can drive" \
+            if robot and self._adapter_now() is None else ""
         return ArmingLink(robot, link.online, data_at if link.online else None,
                           link.round_trip_s or link.latency_s,
                           bool(status is not None and status.estop), fault, battery,
-                          control=control, control_pending=pending)
+                          control=control, control_pending=pending, undrivable=undrivable)
 
     def _send(self, motion: Motion, armed: bool) -> None:
         with self._sending:  # never alongside select(): a robot's stops are its last word

@@ -197,6 +197,7 @@ observations = st.fixed_dictionaries({
     "estop": st.booleans(),
     "robot_estop": st.booleans(),
     "fault": st.sampled_from(["", "", "", "brake failure"]),
+    "undrivable": st.sampled_from(["", "", "", "rover-1 lists no command teleop can drive"]),
     "battery": st.one_of(st.none(), st.floats(0.0, 100.0)),
     "focused": st.booleans(),
     "linear": st.floats(-2.0, 2.0),
@@ -213,7 +214,7 @@ def observe(now: float, case: dict) -> Observation:
     link = LinkStatus(robot=case["robot"], online=case["online"],
                       data_at=None if age is None else now - age,
                       estop=case["robot_estop"], fault=case["fault"],
-                      battery=case["battery"])
+                      battery=case["battery"], undrivable=case["undrivable"])
     return Observation(now, reading, case["deadman"], link, case["estop"],
                        case["focused"], case["lateness"])
 
@@ -224,7 +225,7 @@ def in_control(obs: Observation, config: ArmingConfig) -> bool:
     return (obs.deadman and not obs.estop and not link.estop and bool(link.robot)
             and link.online and link.data_at is not None
             and obs.now - link.data_at <= config.link_age_s
-            and not link.fault and battery_ok
+            and not link.fault and not link.undrivable and battery_ok
             and reading is not None and reading.connected
             and obs.now - reading.read_at <= config.input_stale_s
             and obs.lateness <= config.stall_s
