@@ -150,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: the built-in one)")
     teleop.add_argument("--rate", type=float, default=20.0, metavar="HZ",
                         help="command rate in Hz (default 20)")
+    teleop.add_argument("--ros-input", metavar="NAME",
+                        help="a ROS 2 robot: the velocity input to drive, by its name under "
+                             "the robot's namespace (default: the one chosen in the window, "
+                             "else its cmd_vel)")
     record = command("record", "record the robots' topics to an MCAP file until Ctrl-C")
     record.add_argument("file", help="the .mcap file to write")
     record.add_argument("--keys", action="append", metavar="EXPR",
@@ -280,10 +284,15 @@ def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     with open_bus(args) as bus:
         sub = Subscription(bus, key_expr, depth=256)
         ros2 = _ros2_beside(bus, sub)
-        deadline = time.monotonic() + max(0.2, args.duration)
+        duration = max(0.2, args.duration)
+        deadline = time.monotonic() + duration
+        ros2_found = False
         while time.monotonic() < deadline:
             time.sleep(0.1)
             ros2.update()  # a ROS 2 robot's topics, translated, are heard as ours are
+            if not ros2_found and ros2.robots():
+                # its graph came while listening: its topics are listened to as long too
+                ros2_found, deadline = True, time.monotonic() + duration
             for sample in sub.take():
                 # A failure is counted on its topic and shown in the errors column.
                 with contextlib.suppress(DecodeError):
@@ -533,6 +542,7 @@ def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 
 def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     from app.station.identity import load_identity
+    from app.station.velocity_inputs import saved_velocity_inputs
     from app.teleop.clock import check_rate
     from app.teleop.terminal import TerminalOptions, TerminalTeleop, config_dir, pick_profile
 
@@ -545,6 +555,11 @@ def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     if refused:
         print(f"fieldstation: {refused}", file=sys.stderr)
     station = _open_station(args, load_identity(config_dir()))
+    chosen = saved_velocity_inputs(config_dir())
+    if args.ros_input:
+        chosen[robot] = args.ros_input
+    for robot_id, name in chosen.items():
+        station.choose_ros_velocity_input(robot_id, name)
     try:
         if not _wait(lambda: any(r.robot_id == robot for r in station.robots()),
                      PRESENCE_SETTLE_S * 3):

@@ -53,6 +53,7 @@ from app.teleop.profiles import (
     within_caps,
 )
 from panels.base import PanelBase
+from panels.ros_velocity_input import RosVelocityInputBox
 from widgets.status_light import ALARM, WARNING
 from widgets.stick_preview import SignedBar, StickPreview, TriggerPreview
 from widgets.virtual_stick import VirtualStick
@@ -153,11 +154,13 @@ class TeleopPanel(PanelBase):
         self.profile_box.activated.connect(
             lambda _: self.choose_profile(self.profile_box.currentText()))
         self.input_label = QLabel()
+        self.ros_input = RosVelocityInputBox(host)
         top = QHBoxLayout()
         top.addWidget(QLabel("Input"))
         top.addWidget(self.source_box)
         top.addWidget(QLabel("Profile"))
         top.addWidget(self.profile_box)
+        top.addWidget(self.ros_input)
         top.addWidget(self.input_label, 1)
 
         self.tabs = QTabWidget()
@@ -424,6 +427,7 @@ class TeleopPanel(PanelBase):
             preview.set_value(axes.get(trigger, 0.0))
         self.input_label.setText(self._input_text(teleop.device))
         # Limits change only while nothing moves: never under the operator's hands.
+        self.ros_input.show_robot(teleop.robot or None, teleop.state is Arming.ARMED)
         self.editor.setEnabled(teleop.state is not Arming.ARMED)
         self.editor.setToolTip("Release the deadman to edit the profile"
                                if teleop.state is Arming.ARMED else "")

@@ -12,14 +12,15 @@ JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz), ``diagnostics`` (DiagnosticArray,
 ``markers`` (MarkerArray, 2 Hz: a red pallet cube 2 m ahead labelled ``pallet``), ``imu``
 (Imu, 20 Hz: gravity on z, its yaw rate the commanded one), ``detections``
 (vision_msgs Detection3DArray, 2 Hz: the pallet, ``pallet`` at 0.93),
-and subscribes to ``cmd_vel`` (Twist; TwistStamped with ``--stamped``): the base drives at
-the commanded velocity, and stops by itself 0.5 s after the last command (what twist_mux's
-timeout does on a real robot); and
+and subscribes to ``cmd_vel`` (Twist; TwistStamped with ``--stamped``; ``--inputs a,b``
+names its velocity inputs instead, as a twist_mux's): the base drives at the commanded
+velocity, and stops by itself 0.5 s after the last command (what twist_mux's timeout does
+on a real robot); and
 to ``goal_pose`` (PoseStamped, as Nav2), reporting each goal as ``goal <x> <y> <yaw> <frame>``.
 ``--bad`` also publishes, on ``scan``, a truncated sample, one with a wrong encapsulation
 header and one with the wrong type hash, every second, and declares a malformed token. It
 prints ``ready`` once its tokens are declared, then each Twist heard as
-``twist <linear.x> <angular.z>``; it runs until its stdin closes. ``--stagger S`` says
+``twist <linear.x> <angular.z> <input>``; it runs until its stdin closes. ``--stagger S`` says
 ``ready`` as soon as it listens, then waits S seconds before each of its tokens (a robot
 whose nodes start one by one, or a slow link).
 """
@@ -88,7 +89,8 @@ def mangle(name: str) -> str:
 
 class Ros2Robot:
     def __init__(self, session: zenoh.Session, namespace: str, domain: int, bad: bool,
-                 stagger_s: float = 0.0, stamped: bool = False) -> None:
+                 stagger_s: float = 0.0, stamped: bool = False,
+                 inputs: tuple[str, ...] = ("cmd_vel",)) -> None:
         from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
         self.store = get_typestore(Stores.ROS2_JAZZY)
@@ -113,10 +115,13 @@ class Ros2Robot:
                            for topic, ros_type, _ in PUBLISHED}
         self.static = self.declare("tf_static", "tf2_msgs/msg/TFMessage", QOS_TRANSIENT_LOCAL)
         self.cmd_type = "geometry_msgs/msg/TwistStamped" if stamped else "geometry_msgs/msg/Twist"
-        self.cmd_key = self.data_key("cmd_vel", self.cmd_type)
-        self.token("MS", f"{mangle(self.namespace + '/cmd_vel')}/{dds_type(self.cmd_type)}/"
-                   f"{self.store.hash_rihs01(self.cmd_type)}/{QOS_DEPTH_10}")
-        self.cmd_sub = session.declare_subscriber(self.cmd_key, self.on_twist)
+        self.cmd_subs = []
+        for name in inputs:  # twist_mux's inputs, say, when there are several
+            self.token("MS", f"{mangle(self.namespace + '/' + name)}/{dds_type(self.cmd_type)}/"
+                       f"{self.store.hash_rihs01(self.cmd_type)}/{QOS_DEPTH_10}")
+            self.cmd_subs.append(session.declare_subscriber(
+                self.data_key(name, self.cmd_type),
+                lambda sample, name=name: self.on_twist(sample, name)))
         goal_type = "geometry_msgs/msg/PoseStamped"
         self.token("MS", f"{mangle(self.namespace + '/goal_pose')}/{dds_type(goal_type)}/"
                    f"{self.store.hash_rihs01(goal_type)}/{QOS_DEPTH_10}")
@@ -159,7 +164,7 @@ class Ros2Robot:
         payload = bytes(self.store.serialize_cdr(message, ros_type))
         (publisher or self.publishers[topic]).put(payload, attachment=self.attachment(topic))
 
-    def on_twist(self, sample: zenoh.Sample) -> None:
+    def on_twist(self, sample: zenoh.Sample, name: str) -> None:
         twist = self.store.deserialize_cdr(sample.payload.to_bytes(), self.cmd_type)
         if self.cmd_type.endswith("Stamped"):
             print(f"stamped {twist.header.frame_id}", flush=True)
@@ -167,7 +172,7 @@ class Ros2Robot:
         with self.lock:
             self.velocity = (twist.linear.x, twist.angular.z)
             self.commanded_at = time.monotonic()
-        print(f"twist {twist.linear.x} {twist.angular.z}", flush=True)
+        print(f"twist {twist.linear.x} {twist.angular.z} {name}", flush=True)
 
     def on_goal(self, sample: zenoh.Sample) -> None:
         goal = self.store.deserialize_cdr(sample.payload.to_bytes(),
@@ -376,6 +381,7 @@ def main() -> int:
     parser.add_argument("--bad", action="store_true")
     parser.add_argument("--stagger", type=float, default=0.0, metavar="S")
     parser.add_argument("--stamped", action="store_true")
+    parser.add_argument("--inputs", default="cmd_vel", metavar="NAME[,NAME...]")
     args = parser.parse_args()
     config = zenoh.Config()
     config.insert_json5("mode", '"peer"')
@@ -391,7 +397,7 @@ def main() -> int:
         if args.stagger:  # up, listening, its nodes to come one by one
             print("ready", flush=True)
         robot = Ros2Robot(session, args.namespace, args.domain, args.bad, args.stagger,
-                          args.stamped)
+                          args.stamped, tuple(args.inputs.split(",")))
         if not args.stagger:
             print("ready", flush=True)
 
@@ -411,12 +417,15 @@ class Ros2RobotProcess:
     """The robot in a process of its own: ``twists`` are the Twists it heard, in order."""
 
     def __init__(self, listen: str, namespace: str = "rover_1", bad: bool = False,
-                 stagger_s: float = 0.0, domain: int = DOMAIN, stamped: bool = False) -> None:
+                 stagger_s: float = 0.0, domain: int = DOMAIN, stamped: bool = False,
+                 inputs: tuple[str, ...] = ("cmd_vel",)) -> None:
         self.command = [sys.executable, "-m", "tests.ros2_robot", "--listen", listen,
                         "--namespace", namespace, "--stagger", str(stagger_s),
-                        "--domain", str(domain)] + (["--stamped"] if stamped else [])
+                        "--domain", str(domain), "--inputs", ",".join(inputs)] + \
+            (["--stamped"] if stamped else [])
         self.command += ["--bad"] if bad else []
         self.twists: list[tuple[float, float]] = []
+        self.inputs_heard: list[str] = []  # the input each Twist came on, in order
         self.goals: list[tuple[float, float, float, str]] = []
         self.stamped_frames: list[str] = []  # --stamped: each TwistStamped's frame
         self.process: subprocess.Popen[str] | None = None
@@ -441,8 +450,9 @@ class Ros2RobotProcess:
             if line.strip() == "ready":
                 self._ready.set()
             elif line.startswith("twist "):
-                _, linear, angular = line.split()
+                _, linear, angular, name = line.split()
                 self.twists.append((float(linear), float(angular)))
+                self.inputs_heard.append(name)
             elif line.startswith("stamped "):
                 self.stamped_frames.append(line.split()[1])
             elif line.startswith("goal "):

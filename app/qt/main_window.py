@@ -45,6 +45,7 @@ from app.station.frame import FrameBatch
 from app.station.identity import load_identity
 from app.station.interests import Interest, LaneStats
 from app.station.station import Station
+from app.station.velocity_inputs import saved_velocity_inputs
 
 if TYPE_CHECKING:
     from app.teleop.session import TeleopSession
@@ -76,6 +77,8 @@ class MainWindow(QMainWindow):
         self.connection = Connection(choice, start_sim, load_identity(config_dir))
         self.active_robot: str | None = None
         self._remembered_robot = remembered_robot(config_dir)
+        for robot_id, name in saved_velocity_inputs(config_dir).items():
+            self.station.choose_ros_velocity_input(robot_id, name)
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}
         self._wanted: set[Interest] = set()

@@ -17,6 +17,7 @@ from app.bus.outbox import Outbox
 from app.qt.operator import SOURCES, Operator
 from app.qt.safety_bar import banner as arming_banner
 from app.ros2.graph import RosNodeInfo
+from app.ros2.source import VelocityInputs
 from app.station.authority import Authority
 from app.station.commands import Commander
 from app.station.feeds import Consumer
@@ -65,6 +66,12 @@ class PanelStation(Protocol):
     def ros_nodes(self) -> list[RosNodeInfo]:
         """The nodes of the ROS 2 graph the station sees (rmw_zenoh), its own left out."""
         ...
+
+    def ros_velocity_inputs(self, robot_id: str) -> VelocityInputs:
+        """A ROS 2 robot's velocity inputs and the one chosen for teleop."""
+        ...
+
+    def choose_ros_velocity_input(self, robot_id: str, name: str | None) -> None: ...
 
     def consumer(self, name: str, on_sample: Any = None) -> Consumer: ...
 

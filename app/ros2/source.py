@@ -12,7 +12,8 @@ what changed and wake it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import zenoh
@@ -69,16 +70,41 @@ def fleet_key(root: str, topic: RosTopic, translation: Translation) -> str:
     return check_key_expr(f"{robot_key(topic.robot_id, root)}/{translation.key or topic.local}")
 
 
-def velocity_input(robot: RosRobot, name: str = VELOCITY_TOPIC) -> RosTopic | None:
-    """The robot's subscription teleop drives: ``<namespace>/cmd_vel`` of a Twist type;
+@dataclass(frozen=True)
+class VelocityInputs:
+    """A ROS 2 robot's velocity inputs (Twist or TwistStamped subscriptions) by their name
+    under its namespace, the one chosen for it (None: none chosen) and the one the rule of
+    :func:`velocity_input` takes without a choice (None: none)."""
+
+    found: tuple[str, ...] = ()
+    chosen: str | None = None
+    automatic: str | None = None
+
+
+def velocity_inputs(robot: RosRobot | None, chosen: str | None) -> VelocityInputs:
+    if robot is None:
+        return VelocityInputs(chosen=chosen)
+    automatic = velocity_input(robot)
+    return VelocityInputs(
+        tuple(sorted(t.local for t in robot.subscriptions if t.type_name in VELOCITY_TYPES)),
+        chosen,
+        automatic.local if automatic is not None else None)
+
+
+def velocity_input(robot: RosRobot, chosen: str | None = None) -> RosTopic | None:
+    """The robot's subscription teleop drives. ``chosen`` (configured for the robot, by its
+    name under the namespace or its full name): that one, or None while the robot has no
+    such input, never another in its place. Else ``<namespace>/cmd_vel`` of a Twist type;
     without one, its only Twist subscription whose name ends in ``cmd_vel``
     (``diff_drive_controller/cmd_vel``). None when there is none, or several and no
     ``cmd_vel`` (a twist_mux's inputs: which one is teleop's is the robot team's call)."""
     twists = [t for t in robot.subscriptions if t.type_name in VELOCITY_TYPES]
-    exact = next((t for t in twists if t.local == name), None)
+    if chosen is not None:
+        return next((t for t in twists if chosen in (t.local, t.name)), None)
+    exact = next((t for t in twists if t.local == VELOCITY_TOPIC), None)
     if exact is not None:
         return exact
-    named = [t for t in twists if t.local.rsplit("/", 1)[-1] == name]
+    named = [t for t in twists if t.local.rsplit("/", 1)[-1] == VELOCITY_TOPIC]
     return named[0] if len(named) == 1 else None
 
 
@@ -88,15 +114,17 @@ def goal_input(robot: RosRobot) -> RosTopic | None:
                  if t.local == GOAL_TOPIC and t.type_name == GOAL_TYPE), None)
 
 
-def catalog_of(robot: RosRobot, root: str, types: RosTypes | None = None) -> Catalog:
+def catalog_of(robot: RosRobot, root: str, types: RosTypes | None = None,
+               velocity: str | None = None) -> Catalog:
     """What the station knows a robot of ours by, made from its graph: the topics it can
-    show, fleet ``Command.teleop`` when the robot has a velocity input, and an isaac goal
-    when it has a goal input."""
+    show, fleet ``Command.teleop`` when the robot has a velocity input (``velocity``: the
+    one chosen for it, see :func:`velocity_input`), and an isaac goal when it has a goal
+    input."""
     topics = [TopicInfo(fleet_key(root, topic, translation), translation.type_name,
                         latched=topic.transient_local)
               for topic, translation in shown(robot, types)]
     commands = [TopicInfo(command_key(robot.robot_id, "teleop", root), FLEET_COMMAND)] \
-        if velocity_input(robot) is not None else []
+        if velocity_input(robot, velocity) is not None else []
     if goal_input(robot) is not None:
         commands.append(TopicInfo(goal_key(root, robot.robot_id), GOAL2))
     return Catalog(robot.robot_id, name=robot.robot_id, model=MODEL, families=["ros2"],
@@ -127,11 +155,21 @@ class RosSource:
         self._outputs: dict[tuple[str, str], RosOutput] = {}  # (robot, "velocity" | "goal")
         self._node = RosNode(bus, station_id)
         self._drive = drive
+        self._chosen: dict[str, str] = {}  # robot id -> its velocity input chosen
+        self._rechoose = False
         self._own_zid = str(bus.zenoh.info.zid())  # the station's own node is no robot
         self._tokens = bus.declare_liveliness_subscriber(GRAPH_KEY, self._on_token)
 
     def robots(self) -> dict[str, RosRobot]:
         return dict(self._robots)
+
+    def choose_velocity_inputs(self, chosen: Mapping[str, str]) -> None:
+        """From the next update teleop drives, of each robot named, the input named (the
+        rest by the rule of :func:`velocity_input`); a robot's catalog offers teleop only
+        while it has that input."""
+        self._chosen = dict(chosen)  # swapped whole, then flagged: the worker reads it
+        self._rechoose = True
+        self._wake()
 
     @property
     def types(self) -> RosTypes:
@@ -141,8 +179,8 @@ class RosSource:
     def update(self) -> None:
         """Robots and their catalogs as the graph has them now; each topic heard as wanted."""
         version = self.graph.version
-        if version != self._seen_version:
-            self._seen_version = version
+        if version != self._seen_version or self._rechoose:
+            self._seen_version, self._rechoose = version, False
             self._follow(self.graph.robots())
         for stream in list(self._streams.values()):
             stream.update()
@@ -184,7 +222,8 @@ class RosSource:
         for robot_id, robot in sorted(robots.items()):
             if robot_id in came:
                 self._on_presence(RobotPresence(robot_id, True, now))
-            catalog = catalog_of(robot, self._root, self._store())
+            catalog = catalog_of(robot, self._root, self._store(),
+                                 self._chosen.get(robot_id))
             if catalog != self._catalogs.get(robot_id):
                 self._catalogs[robot_id] = catalog
                 self._on_catalog(robot_id, catalog)
@@ -204,7 +243,8 @@ class RosSource:
     def _keep_outputs(self, robots: dict[str, RosRobot]) -> None:
         wanted = {}
         for robot_id, robot in robots.items() if self._drive else ():
-            for kind, topic in (("velocity", velocity_input(robot)), ("goal", goal_input(robot))):
+            velocity = velocity_input(robot, self._chosen.get(robot_id))
+            for kind, topic in (("velocity", velocity), ("goal", goal_input(robot))):
                 if topic is not None:
                     wanted[robot_id, kind] = topic
         for slot in [s for s, o in self._outputs.items() if wanted.get(s) != o.topic]:

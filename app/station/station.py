@@ -30,7 +30,7 @@ from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
 from app.ros2.graph import RosNodeInfo
-from app.ros2.source import RosSource
+from app.ros2.source import RosSource, VelocityInputs, velocity_inputs
 from app.station.authority import Authority
 from app.station.commands import Commander
 from app.station.feeds import Consumer, FeedHub
@@ -83,6 +83,7 @@ class Station:
         self._traffic: Subscription | LogTraffic | None = None
         self._presence: PresenceTracker | None = None
         self._ros2: RosSource | None = None  # the ROS 2 robots of the session's graph
+        self._ros_velocity_inputs: dict[str, str] = {}  # robot id -> the input teleop drives
         self._link_check: LinkCheck | None = None  # why a retrying session has no link
         self._pending: tuple[BusConfig, bool] | LogReader | None = (config, simulation)
         self._wake = threading.Event()
@@ -148,6 +149,26 @@ class Station:
         """The nodes of the ROS 2 graph (rmw_zenoh) this station sees, not its own."""
         ros2 = self._ros2
         return ros2.graph.nodes() if ros2 is not None else []
+
+    def ros_velocity_inputs(self, robot_id: str) -> VelocityInputs:
+        """A ROS 2 robot's velocity inputs and the one teleop drives (nothing found for a
+        robot that is not a ROS 2 one)."""
+        ros2 = self._ros2
+        robot = ros2.robots().get(robot_id) if ros2 is not None else None
+        return velocity_inputs(robot, self._ros_velocity_inputs.get(robot_id))
+
+    def choose_ros_velocity_input(self, robot_id: str, name: str | None) -> None:
+        """Teleop drives the ROS 2 robot's input ``name`` (None: by the rule), from now and
+        after a reconnect."""
+        chosen = dict(self._ros_velocity_inputs)
+        if name is None:
+            chosen.pop(robot_id, None)
+        else:
+            chosen[robot_id] = name
+        self._ros_velocity_inputs = chosen
+        ros2 = self._ros2  # read after the choice: a source made meanwhile has it (_open)
+        if ros2 is not None:
+            ros2.choose_velocity_inputs(chosen)
 
     def robot(self, robot_id: str) -> RobotInfo | None:
         """One robot as :meth:`robots` has it, reading only its own topics (the teleop
@@ -271,6 +292,8 @@ class Station:
         self._ros2 = RosSource(bus, self.root, functools.partial(self._on_live_presence, bus),
                                functools.partial(self._take_ros2_catalog, bus),
                                self._count_error, self._wake.set, self.identity.station_id)
+        # after it is seen: a choice made while it was being made is in either
+        self._ros2.choose_velocity_inputs(self._ros_velocity_inputs)
 
     def _open_log(self, reader: LogReader) -> None:
         from app.record.player import LogPlayer

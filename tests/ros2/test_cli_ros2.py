@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from app.station.velocity_inputs import saved_velocity_inputs
+from tests.bus.helpers import wait_for
 from tests.cli.test_cli import run_cli
+from tests.cli.test_cli_teleop import Running
 from tests.ros2_robot import BATTERY_PCT, Ros2RobotProcess
 
 pytestmark = pytest.mark.slow
@@ -58,3 +62,27 @@ def test_echo_of_a_topic_nobody_publishes_says_so(endpoint: str) -> None:
     result = run_cli("echo", "/rover_1/nothing", "--timeout", "2", "--connect", endpoint)
     assert result.returncode == 1
     assert "no ROS 2 publisher of /rover_1/nothing" in result.stderr
+
+
+@pytest.mark.parametrize("chosen", [None, "cmd_vel_teleop"])
+def test_teleop_drives_the_ros_input_named_on_the_command_line(
+        free_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        chosen: str | None) -> None:
+    monkeypatch.setenv("FIELDSTATION_CONFIG_DIR", str(tmp_path))
+    args = ["--robot", "rover_1", "--connect", free_endpoint]
+    args += ["--ros-input", chosen] if chosen else []
+    with Ros2RobotProcess(free_endpoint, "rover_1", inputs=("cmd_vel_nav", "cmd_vel_teleop")):
+        running = Running(monkeypatch, args, tty=False)
+        try:
+            # a twist_mux's inputs and none named: driving is refused, and says why
+            refused = "rover_1 lists no command teleop can drive"
+            wait_for(lambda: "pad: none" in running.screen.line(), 15.0)
+            if chosen is None:
+                wait_for(lambda: refused in running.screen.line(), 10.0)
+            else:  # the one named: only the missing pad and deadman stand in the way
+                wait_for(lambda: "controller unplugged" in running.screen.line(), 10.0,
+                         why=running.screen.line)
+                assert refused not in running.screen.text()
+        finally:
+            assert running.end() == 0
+    assert saved_velocity_inputs(tmp_path) == {}  # a command line's choice is for its run
