@@ -8,10 +8,27 @@ import threading
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from pytestqt.qtbot import QtBot
 
 from app.qt.frame_clock import FrameClock
+
+
+class Relay(QObject):
+    """Times a signal from another thread to the GUI thread (queued, as the clock's wake)."""
+
+    ping = Signal(float)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.delays: list[float] = []
+        self.on_gui_thread = True
+        self.ping.connect(self._pinged)
+
+    @Slot(float)
+    def _pinged(self, sent: float) -> None:
+        self.on_gui_thread &= threading.current_thread() is threading.main_thread()
+        self.delays.append(time.monotonic() - sent)
 
 
 def run_beside(qtbot: QtBot, clock: FrameClock, waker: Callable[[], None], ms: int) -> None:
@@ -112,6 +129,10 @@ def test_a_camera_just_slower_than_the_steady_ticks_is_ticked_at_once(qtbot: QtB
     woken_at: list[float] = []
     clock = FrameClock(lambda: woken_at and delays.append(time.monotonic() - woken_at[-1]),
                        hz=30.0)
+    # The same run's baseline: how late the GUI thread takes any signal from the camera's
+    # thread (a loaded machine delays it, the clock's logic or not).
+    relay = Relay()
+    plain = relay.delays
     next_at = [time.monotonic()]
 
     def camera() -> None:
@@ -119,8 +140,12 @@ def test_a_camera_just_slower_than_the_steady_ticks_is_ticked_at_once(qtbot: QtB
         time.sleep(max(0.0, next_at[0] - time.monotonic()))
         woken_at.append(time.monotonic())
         clock.wake()
+        relay.ping.emit(time.monotonic())
 
     clock.start()
     run_beside(qtbot, clock, camera, 2000)
     late = [d for d in delays if d > 0.010]
-    assert len(delays) > 40 and len(late) < len(delays) * 0.1, sorted(delays)[-10:]
+    plain_late = [d for d in plain if d > 0.010]
+    assert len(delays) > 40 and len(plain) > 40 and relay.on_gui_thread
+    allowed = 0.1 + len(plain_late) / len(plain)
+    assert len(late) < len(delays) * allowed, (sorted(delays)[-10:], sorted(plain)[-10:])
