@@ -144,6 +144,7 @@ class TeleopPanel(PanelBase):
         font.setBold(True)
         self.state_label.setFont(font)
         self.state_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.state_label.setWordWrap(True)  # a narrow dock shows all of why, not its middle
         self.state_label.setObjectName("teleop-state")
         self.source_box = QComboBox()
         for key, text in SOURCES.items():
