@@ -182,4 +182,6 @@ def test_a_robot_that_vanishes_mid_drive_disarms_the_station(
     robot.kill()  # no goodbye: its data stops, its tokens go when zenoh sees the link drop
     wait_for(lambda: session.status().teleop.state is not Arming.ARMED, 3.0)
     reason = session.status().teleop.reason
-    assert "offline" in reason or "no data" in reason or "link" in reason, reason
+    # its tokens go one by one: the cmd_vel subscription's may be seen gone first
+    assert "offline" in reason or "no data" in reason or "link" in reason or \
+        reason == f"{ROBOT} lists no command teleop can drive", reason

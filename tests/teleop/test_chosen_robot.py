@@ -72,7 +72,8 @@ def test_commands_reach_only_the_chosen_robot(fleet: SimFleet,
         wait_for(lambda: session.status().link.live, 8)
         pad.deadman = True
         wait_for(lambda: any(c.moving for c in heard.of("rover-1")), 3)
-        assert session.status().teleop.state is Arming.ARMED
+        wait_for(lambda: session.status().teleop.state is Arming.ARMED, 3,
+                 why=lambda: session.status().teleop.reason)
         assert heard.of("humanoid-1") == heard.of("car-1") == []
 
         # The operator picks the humanoid, the deadman still held.
