@@ -9,7 +9,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,17 +81,18 @@ class Running:
         return self.code
 
 
-def hold_until_armed(running: Running, pad: VirtualGamepad) -> None:
-    """The deadman held until the line says ARMED, pressed again when a loaded machine's
-    late tick latched it (as the line tells the operator to)."""
-    def armed() -> bool:
+def hold_until(running: Running, pad: VirtualGamepad,
+               done: Callable[[], bool] | None = None) -> None:
+    """The deadman held until ``done`` (the line says ARMED, by default), pressed again when
+    a loaded machine's late tick latched it (as the line tells the operator to)."""
+    def held() -> bool:
         if LATCHED in running.screen.line():
             pad.release("leftshoulder")
             wait_for(lambda: LATCHED not in running.screen.line(), 5.0)
             pad.press("leftshoulder")
-        return running.screen.line().startswith("ARMED")
+        return done() if done is not None else running.screen.line().startswith("ARMED")
 
-    wait_for(armed, 15.0, why=running.screen.line)
+    wait_for(held, 15.0, why=running.screen.line)
 
 
 @pytest.fixture
@@ -123,7 +124,7 @@ def test_stick_with_deadman_drives_the_rover_and_the_line_says_armed(
         start = rover.odometer_m
         pad.set_axis("lefty", -1.0)  # stick up: forward
         pad.press("leftshoulder")  # the deadman
-        hold_until_armed(running, pad)
+        hold_until(running, pad)
         assert "linear +" in running.screen.line()
         wait_for(lambda: rover.odometer_m > start + 0.05, 5.0)
 
@@ -135,9 +136,10 @@ def test_stick_with_deadman_drives_the_rover_and_the_line_says_armed(
         wait_for(lambda: not rover.estop, 5.0)
         wait_for(lambda: "E-STOP" not in running.screen.line(), 5.0)
         pad.press("leftshoulder")  # pressed anew: driving again
-        hold_until_armed(running, pad)
+        hold_until(running, pad)
         driving = time.monotonic()
-        wait_for(lambda: any(c.moving for c in heard.of("rover-1", since=driving)), 5.0)
+        hold_until(running, pad, lambda: any(c.moving for c in heard.of("rover-1",
+                                                                         since=driving)))
         code = running.end()  # "q" while driving
     finally:
         if pad is not None:
