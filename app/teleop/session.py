@@ -279,7 +279,7 @@ class TeleopSession:
                      "") if vitals is not None else ""
         data_at = None if link.data_age_s is None else now - link.data_age_s
         undrivable = f"{robot} lists no command teleop can drive" \
-            if robot and self._adapter_now() is None else ""
+            if robot and not self._drivable(robot) else ""
         return ArmingLink(robot, link.online, data_at if link.online else None,
                           link.round_trip_s or link.latency_s,
                           bool(status is not None and status.estop), fault, battery,
@@ -311,6 +311,13 @@ class TeleopSession:
 
     def _period_s(self) -> float:
         return 1.0 / self.controller.status().rate_hz
+
+    def _drivable(self, robot: str) -> bool:
+        """Whether the robot's catalog lists a command teleop drives (asked without making
+        its adapter: a robot only looked at is never sent a stop burst when left)."""
+        info = self._station.robot(robot)
+        return adapter_for(robot, info.catalog if info is not None else None,
+                           self._station.root) is not None
 
     def _adapter_now(self) -> OutputAdapter | None:
         with self._lock:
