@@ -4,13 +4,15 @@ subscribes to and the services it serves and calls, as ``ros2 node info`` shows 
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem
 
 from app.qt.panel_api import PanelHost
+from app.ros2.definitions import AMENT_VARIABLE, FOLDERS_VARIABLE
 from app.ros2.graph import RosNodeInfo
 from app.station.frame import FrameBatch
 from panels.base import PanelBase
 from widgets.list_page import ListPage
+from widgets.status_light import WARNING
 
 HINT = ("No ROS 2 node seen. A ROS 2 robot appears here when it runs rmw_zenoh "
         "(RMW_IMPLEMENTATION=rmw_zenoh_cpp) and its zenoh router or session is reachable "
@@ -34,7 +36,14 @@ class RosGraphPanel(PanelBase):
         self.filter, self.count, self.hint = self._page.search, self._page.count, self._page.hint
         self.hint.setText(HINT)
         self.filter.textChanged.connect(lambda _text: self._fill())
+        self.definitions = QLabel()  # the robots' own message types, read from .msg files
+        self.definitions.setWordWrap(True)
+        self.definitions.setVisible(False)
+        layout = self.layout()
+        assert layout is not None
+        layout.addWidget(self.definitions)
         self._nodes: list[RosNodeInfo] | None = None
+        self._definitions: tuple[list[str], list[str]] = ([], [])
 
     def on_frame(self, batch: FrameBatch) -> None:
         if not batch.tables_changed and self._nodes is not None:
@@ -43,6 +52,18 @@ class RosGraphPanel(PanelBase):
         if nodes != self._nodes:
             self._nodes = nodes
             self._fill()
+        definitions = self.host.station.ros_definitions()
+        if definitions != self._definitions:
+            self._definitions = definitions
+            self._show_definitions(*definitions)
+
+    def _show_definitions(self, custom: list[str], problems: list[str]) -> None:
+        lines = [f"Own message types read from .msg files ({FOLDERS_VARIABLE}, "
+                 f"{AMENT_VARIABLE}): {', '.join(custom)}"] if custom else []
+        lines += [f"Refused: {problem}" for problem in problems]
+        self.definitions.setText("\n".join(lines))
+        self.definitions.setStyleSheet(f"color:{WARNING};" if problems else "")
+        self.definitions.setVisible(bool(lines))
 
     def _fill(self) -> None:
         nodes = self._nodes or []

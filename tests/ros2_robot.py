@@ -17,12 +17,13 @@ names its velocity inputs instead, as a twist_mux's): the base drives at the com
 velocity, and stops by itself 0.5 s after the last command (what twist_mux's timeout does
 on a real robot); and
 to ``goal_pose`` (PoseStamped, as Nav2), reporting each goal as ``goal <x> <y> <yaw> <frame>``.
-``--bad`` also publishes, on ``scan``, a truncated sample, one with a wrong encapsulation
-header and one with the wrong type hash, every second, and declares a malformed token. It
-prints ``ready`` once its tokens are declared, then each Twist heard as
-``twist <linear.x> <angular.z> <input>``; it runs until its stdin closes. ``--stagger S`` says
-``ready`` as soon as it listens, then waits S seconds before each of its tokens (a robot
-whose nodes start one by one, or a slow link).
+``--custom`` also publishes ``gauge``, a ``fieldstation_test_msgs/msg/Gauge`` (the robot
+team's own type, :data:`GAUGE_MSG`), at 5 Hz. ``--bad`` also publishes, on ``scan``, a
+truncated sample, one with a wrong encapsulation header and one with the wrong type hash,
+every second, and declares a malformed token. It prints ``ready`` once its tokens are
+declared, then each Twist heard as ``twist <linear.x> <angular.z> <input>``; it runs until
+its stdin closes. ``--stagger S`` says ``ready`` as soon as it listens, then waits S
+seconds before each of its tokens (a robot whose nodes start one by one, or a slow link).
 """
 
 from __future__ import annotations
@@ -63,6 +64,10 @@ PUBLISHED = (  # in the order their tokens are declared: a heavy topic first
     ("detections", "vision_msgs/msg/Detection3DArray", 2.0),
 )
 BATTERY_PCT = 64.0
+# --custom: a message type of the robot team's own package, on ``gauge`` at 5 Hz
+GAUGE_TYPE = "fieldstation_test_msgs/msg/Gauge"
+GAUGE_MSG = "std_msgs/Header header\nfloat64 level\nstring unit\nint32[] readings\n"
+GAUGE_LEVEL = 0.75
 # vision_msgs 4.x (ros-perception/vision_msgs, ROS 2), as the robot's detector is built on it
 VISION_MSGS = {
     "vision_msgs/msg/ObjectHypothesis": "string class_id\nfloat64 score\n",
@@ -90,12 +95,14 @@ def mangle(name: str) -> str:
 class Ros2Robot:
     def __init__(self, session: zenoh.Session, namespace: str, domain: int, bad: bool,
                  stagger_s: float = 0.0, stamped: bool = False,
-                 inputs: tuple[str, ...] = ("cmd_vel",)) -> None:
+                 inputs: tuple[str, ...] = ("cmd_vel",), custom: bool = False) -> None:
         from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
         self.store = get_typestore(Stores.ROS2_JAZZY)
         for name, text in VISION_MSGS.items():  # its detector's package, as built on it
             self.store.register(get_types_from_msg(text, name))
+        self.store.register(get_types_from_msg(GAUGE_MSG, GAUGE_TYPE))
+        self.custom = custom
         self.session = session
         self.namespace = f"/{namespace}" if namespace else ""  # "": the root namespace
         self.domain = domain
@@ -114,6 +121,8 @@ class Ros2Robot:
         self.publishers = {topic: self.declare(topic, ros_type, QOS_DEPTH_10)
                            for topic, ros_type, _ in PUBLISHED}
         self.static = self.declare("tf_static", "tf2_msgs/msg/TFMessage", QOS_TRANSIENT_LOCAL)
+        if custom:
+            self.publishers["gauge"] = self.declare("gauge", GAUGE_TYPE, QOS_DEPTH_10)
         self.cmd_type = "geometry_msgs/msg/TwistStamped" if stamped else "geometry_msgs/msg/Twist"
         self.cmd_subs = []
         for name in inputs:  # twist_mux's inputs, say, when there are several
@@ -353,6 +362,11 @@ class Ros2Robot:
                 if now >= due[topic]:
                     due[topic] = max(due[topic] + 1 / rate, now)
                     self.put(topic, ros_type, producers[topic]())
+            if self.custom and now >= due.get("gauge", 0.0):
+                due["gauge"] = max(due.get("gauge", 0.0) + 0.2, now)
+                self.put("gauge", GAUGE_TYPE, self.new(
+                    GAUGE_TYPE, header=self.header("base_link"), level=GAUGE_LEVEL,
+                    unit="bar", readings=np.array([1, 2, 3], np.int32)))
             if self.bad and now >= bad_due:
                 bad_due = now + 1.0
                 self.put_bad()
@@ -382,6 +396,7 @@ def main() -> int:
     parser.add_argument("--stagger", type=float, default=0.0, metavar="S")
     parser.add_argument("--stamped", action="store_true")
     parser.add_argument("--inputs", default="cmd_vel", metavar="NAME[,NAME...]")
+    parser.add_argument("--custom", action="store_true")
     args = parser.parse_args()
     config = zenoh.Config()
     config.insert_json5("mode", '"peer"')
@@ -397,7 +412,7 @@ def main() -> int:
         if args.stagger:  # up, listening, its nodes to come one by one
             print("ready", flush=True)
         robot = Ros2Robot(session, args.namespace, args.domain, args.bad, args.stagger,
-                          args.stamped, tuple(args.inputs.split(",")))
+                          args.stamped, tuple(args.inputs.split(",")), args.custom)
         if not args.stagger:
             print("ready", flush=True)
 
@@ -418,11 +433,11 @@ class Ros2RobotProcess:
 
     def __init__(self, listen: str, namespace: str = "rover_1", bad: bool = False,
                  stagger_s: float = 0.0, domain: int = DOMAIN, stamped: bool = False,
-                 inputs: tuple[str, ...] = ("cmd_vel",)) -> None:
+                 inputs: tuple[str, ...] = ("cmd_vel",), custom: bool = False) -> None:
         self.command = [sys.executable, "-m", "tests.ros2_robot", "--listen", listen,
                         "--namespace", namespace, "--stagger", str(stagger_s),
                         "--domain", str(domain), "--inputs", ",".join(inputs)] + \
-            (["--stamped"] if stamped else [])
+            (["--stamped"] if stamped else []) + (["--custom"] if custom else [])
         self.command += ["--bad"] if bad else []
         self.twists: list[tuple[float, float]] = []
         self.inputs_heard: list[str] = []  # the input each Twist came on, in order

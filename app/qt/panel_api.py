@@ -67,6 +67,10 @@ class PanelStation(Protocol):
         """The nodes of the ROS 2 graph the station sees (rmw_zenoh), its own left out."""
         ...
 
+    def ros_definitions(self) -> tuple[list[str], list[str]]:
+        """The ROS 2 types read from .msg files (app.ros2.definitions), the files refused."""
+        ...
+
     def ros_velocity_inputs(self, robot_id: str) -> VelocityInputs:
         """A ROS 2 robot's velocity inputs and the one chosen for teleop."""
         ...

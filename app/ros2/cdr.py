@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from app.codec.errors import DecodeError, MalformedMessage, OversizedMessage, UnknownType
 from app.codec.limits import DEFAULT, limits_for
 from app.ros2 import detections
+from app.ros2.definitions import read_definitions
 from app.ros2.translate import TRANSLATIONS
 
 # CDR encapsulation identifiers (OMG DDS-XTypes 7.6.3.1.2): plain CDR, big or little endian.
@@ -29,10 +32,10 @@ class TypeHashMismatch(DecodeError):
 
 
 class RosTypes:
-    """The standard ROS 2 message definitions (Jazzy) with vision_msgs', and any a bag
-    adds."""
+    """The standard ROS 2 message definitions (Jazzy) with vision_msgs', those read from
+    ``folders`` (app.ros2.definitions: a live robot's own types), and any a bag adds."""
 
-    def __init__(self) -> None:
+    def __init__(self, folders: Sequence[Path] = ()) -> None:
         from rosbags.serde import SerdeError  # loaded with the first ROS robot
         from rosbags.typesys import Stores, get_typestore
 
@@ -41,6 +44,10 @@ class RosTypes:
         self._lock = threading.Lock()
         self._limits: dict[str, int] = {}  # bytes, by type: known types only
         self._serde_errors = (SerdeError, ValueError, IndexError, UnicodeDecodeError)
+        read = read_definitions(list(folders), self.knows)
+        self._store.register(read.types)
+        self.custom = sorted(read.types)  # the types read from the folders
+        self.problems = read.problems  # the files refused, and why
 
     def knows(self, type_name: str) -> bool:
         return type_name in self._store.types

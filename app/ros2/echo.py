@@ -13,6 +13,7 @@ import zenoh
 
 from app.bus.session import BusSession
 from app.ros2.cdr import RosTypes
+from app.ros2.definitions import definition_folders
 from app.ros2.graph import RosGraph, RosTopic, robots_of
 from app.ros2.plain import plain_ros
 from app.ros2.rmw_keys import ADMIN_SPACE, MalformedToken, parse_token, topic_key
@@ -25,7 +26,7 @@ class RosEcho:
         self._bus = bus
         self.name = name
         self._graph = RosGraph()
-        self._types = RosTypes()
+        self._types = RosTypes(definition_folders())
         self._samples: queue.Queue[Any] = queue.Queue(maxsize=64)
         self._tokens = bus.declare_liveliness_subscriber(f"{ADMIN_SPACE}/**", self._on_token)
         self._topic: RosTopic | None = None

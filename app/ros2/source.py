@@ -25,6 +25,7 @@ from app.bus.session import BusSession
 from app.codec.errors import DecodeError, MalformedMessage
 from app.ros2.cdr import RosTypes
 from app.ros2.commands import GoalOutput, RosNode, RosOutput, VelocityOutput
+from app.ros2.definitions import definition_folders
 from app.ros2.graph import RosGraph, RosRobot, RosTopic
 from app.ros2.rmw_keys import ADMIN_SPACE, MalformedToken, parse_token
 from app.ros2.streams import InboundStream
@@ -171,6 +172,12 @@ class RosSource:
         self._rechoose = True
         self._wake()
 
+    def definitions(self) -> tuple[list[str], list[str]]:
+        """The types read from .msg files (app.ros2.definitions) and the files refused;
+        nothing before the first ROS 2 robot made the store."""
+        types = self._types
+        return (list(types.custom), list(types.problems)) if types is not None else ([], [])
+
     @property
     def types(self) -> RosTypes:
         """The ROS 2 types this source knows (rosbags' store, made on first use)."""
@@ -259,5 +266,5 @@ class RosSource:
 
     def _store(self) -> RosTypes:
         if self._types is None:
-            self._types = RosTypes()
+            self._types = RosTypes(definition_folders())
         return self._types

@@ -150,6 +150,11 @@ class Station:
         ros2 = self._ros2
         return ros2.graph.nodes() if ros2 is not None else []
 
+    def ros_definitions(self) -> tuple[list[str], list[str]]:
+        """The live ROS 2 robots' own types read from .msg files, and the files refused."""
+        ros2 = self._ros2
+        return ros2.definitions() if ros2 is not None else ([], [])
+
     def ros_velocity_inputs(self, robot_id: str) -> VelocityInputs:
         """A ROS 2 robot's velocity inputs and the one teleop drives (nothing found for a
         robot that is not a ROS 2 one)."""

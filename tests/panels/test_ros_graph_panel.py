@@ -5,13 +5,15 @@ to, a filter, and the node gone when the robot goes."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtWidgets import QTreeWidgetItem
 
 from app.qt.main_window import MainWindow
 from panels.ros_graph import RosGraphPanel
-from tests.ros2_robot import Ros2RobotProcess
+from tests.ros2_robot import GAUGE_MSG, GAUGE_TYPE, Ros2RobotProcess
 
 
 def children(item: QTreeWidgetItem) -> dict[str, QTreeWidgetItem]:
@@ -65,3 +67,21 @@ def test_the_graph_shows_the_robots_node_with_its_topics_and_not_the_stations_ow
         robot.stop()
         qtbot.waitUntil(lambda: node_item(panel) is None, timeout=15_000)
     qtbot.waitUntil(panel.hint.isVisible)
+
+
+def test_the_robots_own_types_read_and_refused_are_said_under_the_graph(
+        make_main_window: Callable[..., MainWindow], free_endpoint: str, qtbot: Any,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "msgs" / "fieldstation_test_msgs" / "msg"
+    folder.mkdir(parents=True)
+    (folder / "Gauge.msg").write_text(GAUGE_MSG)
+    (folder / "Bad.msg").write_text("!!!\n")
+    monkeypatch.setenv("FIELDSTATION_ROS2_MSGS", str(tmp_path / "msgs"))
+    window = make_main_window(show=True)
+    panel = window.open_panel("ros2_graph")
+    assert isinstance(panel, RosGraphPanel)
+    with Ros2RobotProcess(free_endpoint, "rover_1", custom=True):
+        qtbot.waitUntil(lambda: panel.definitions.isVisible(), timeout=15_000)
+        text = panel.definitions.text()
+        assert GAUGE_TYPE in text and "FIELDSTATION_ROS2_MSGS" in text
+        assert "Refused: " in text and "Bad.msg" in text
