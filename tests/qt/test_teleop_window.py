@@ -49,7 +49,9 @@ def pad(window: MainWindow, qtbot: Any) -> Iterator[VirtualGamepad]:
             pad.unplug()
 
 
-def drive_forward(window: MainWindow, pad: VirtualGamepad, qtbot: Any) -> None:
+def drive_forward(window: MainWindow, pad: VirtualGamepad, qtbot: Any,
+                  shown: Callable[[], bool] = lambda: True) -> None:
+    """Armed with the stick forward (and ``shown`` true meanwhile)."""
     pad.set_axis("lefty", -1.0)
     pad.press("leftshoulder")
 
@@ -59,7 +61,7 @@ def drive_forward(window: MainWindow, pad: VirtualGamepad, qtbot: Any) -> None:
             pad.release("leftshoulder")
             qtbot.waitUntil(lambda: window.teleop().status().teleop.reason != LATCHED)
             pad.press("leftshoulder")
-        return teleop.state is Arming.ARMED
+        return teleop.state is Arming.ARMED and shown()
 
     qtbot.waitUntil(armed, timeout=10_000)
 
@@ -67,8 +69,8 @@ def drive_forward(window: MainWindow, pad: VirtualGamepad, qtbot: Any) -> None:
 def test_the_window_drives_and_shows_it_with_no_teleop_panel_open(
         window: MainWindow, pad: VirtualGamepad, qtbot: Any) -> None:
     assert not any(p.panel_id == "teleop" for p in window.panels().values())
-    drive_forward(window, pad, qtbot)
-    qtbot.waitUntil(lambda: window.safety_bar.banner.full_text().startswith("ARMED"))
+    drive_forward(window, pad, qtbot,
+                  lambda: window.safety_bar.banner.full_text().startswith("ARMED"))
     assert "rover-1" in window.safety_bar.banner.full_text()
     pad.press("back")  # the pad's e-stop, with no panel anywhere
     qtbot.waitUntil(lambda: rover_estop(window) is True, timeout=5_000)

@@ -53,13 +53,23 @@ def local(point: dict[str, Any]) -> tuple[float, float]:
 
 
 def record(bus: BusSession, seconds: float) -> dict[str, list[tuple[float, Any]]]:
-    """(rover's stamp, decoded root) of every sample on the three keys for ``seconds``."""
+    """(rover's stamp, decoded root) of every sample on the three keys: the objects' of
+    ``seconds``; the shapes' and directives' (0.5 Hz sweeps) until a whole sweep of each has
+    come, should a loaded machine's rover send them later (10 s at most)."""
     sub = Subscription(bus, f"fleet/{ROBOT}/**", depth=4096)
     samples: list[RawSample] = []
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    start = time.monotonic()
+    swept_at = math.inf  # when both sweeps had begun: a second more finishes them
+
+    def slow_ones_in() -> bool:
+        return {SHAPES, DIRECTIVES} <= {s.key for s in samples}
+
+    while time.monotonic() < min(max(start + seconds, swept_at + 1.0), start + 10.0):
         samples += [s for s in sub.take() if s.key in (OBJECTS, SHAPES, DIRECTIVES)]
+        if swept_at == math.inf and slow_ones_in():
+            swept_at = time.monotonic()
         time.sleep(0.05)
+    samples = [s for s in samples if s.key != OBJECTS or s.arrival <= start + seconds]
     seen: dict[str, list[tuple[float, Any]]] = defaultdict(list)
     for sample in samples:
         message = decode(sample.encoding, sample.payload)
