@@ -15,8 +15,11 @@ from typing import Any
 
 import pytest
 
+from app.bus.config import BusConfig
 from app.cli import main
 from app.sim.fleet import SimFleet
+from app.station.identity import StationIdentity, load_identity
+from app.station.station import Station
 from app.teleop.profiles import DEFAULT
 from app.teleop.terminal import config_dir, pick_profile
 from tests.bus.helpers import wait_for
@@ -222,3 +225,34 @@ def test_config_dir_is_the_guis(monkeypatch: pytest.MonkeyPatch) -> None:
 
     create_application()
     assert config_dir() == qt_config_dir()
+
+
+@pytest.mark.slow
+def test_a_robot_another_station_controls_is_listed_with_its_holder_and_refused_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        free_endpoint: str, fleet: SimFleet, rover: Any) -> None:
+    monkeypatch.setenv("FIELDSTATION_CONFIG_DIR", str(tmp_path))
+    heard = Heard(fleet)
+    ana = Station(BusConfig(mode="client", connect=[free_endpoint]),
+                  identity=StationIdentity.new("Ana"), role="operator")
+    try:
+        wait_for(lambda: any(r.robot_id == "rover-1" for r in ana.robots()), 10.0)
+        assert ana.authority.take("rover-1") == ""
+
+        assert main(["robots", "--connect", free_endpoint]) == 0
+        row = next(line for line in capsys.readouterr().out.splitlines()
+                   if line.startswith("rover-1"))
+        assert row.rstrip().endswith("Ana (operator)")
+
+        asked = time.monotonic()
+        assert main(["teleop", "--robot", "rover-1", "--connect", free_endpoint]) == 1
+        said = capsys.readouterr()
+        assert said.err.splitlines() == [
+            "fieldstation: rover-1: controlled by Ana (operator); this station "
+            f"({load_identity(tmp_path).name}) may not drive it"]
+        assert said.out == ""
+        assert ana.authority.control("rover-1").holder is not None
+        assert ana.authority.control("rover-1").holder.name == "Ana"  # not taken from her
+        assert [c for c in heard.of("rover-1", since=asked) if c.what == "teleop"] == []
+    finally:
+        ana.close()

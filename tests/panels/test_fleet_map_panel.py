@@ -9,10 +9,13 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtCore import Qt
 
+from app.bus.config import BusConfig
 from app.bus.keys import command_key
 from app.bus.publisher import Publisher, Traffic
 from app.codec.registry import registry
 from app.sim.fleet import SimFleet
+from app.station.identity import StationIdentity
+from app.station.station import Station
 from panels.fleet_map import COLOURS, FleetMapPanel
 from widgets.fleet_map_view import MapRobot
 
@@ -76,3 +79,27 @@ def test_the_map_repaints_only_when_something_drawn_changed(make_main_window, sm
     paints = panel.view.paints
     qtbot.wait(1000)
     assert panel.view.paints - paints <= 2  # not the ~30 ticks that went by
+
+
+def test_who_controls_each_robot_is_written_beside_it(make_main_window, small_fleet,
+                                                      free_endpoint, qtbot) -> None:
+    window = make_main_window(show=True)
+    panel = window.open_panel("fleet_map")
+    assert isinstance(panel, FleetMapPanel)
+    qtbot.waitUntil(lambda: panel.summary.text() == "3 robots placed, 0 without a position",
+                    timeout=TIMEOUT_MS)
+    ana = Station(BusConfig(mode="client", connect=[free_endpoint]),  # as the robots are
+                  identity=StationIdentity.new("Ana"))
+    try:
+        qtbot.waitUntil(lambda: ana.authority.take("car-1") == "", timeout=TIMEOUT_MS)
+        assert window.station.authority.take("rover-1") == ""
+        qtbot.waitUntil(lambda: drawn(panel)["car-1"].label == "car-1 · Ana (operator)"
+                        and drawn(panel)["rover-1"].label == "rover-1 · you",
+                        timeout=TIMEOUT_MS)
+        assert drawn(panel)["car-1"].tooltip.endswith("\ncontrolled by Ana (operator)")
+        assert drawn(panel)["humanoid-1"].label == ""
+        ana.authority.release("car-1")
+        qtbot.waitUntil(lambda: drawn(panel)["car-1"].label == "", timeout=TIMEOUT_MS)
+        assert "controlled by" not in drawn(panel)["car-1"].tooltip
+    finally:
+        ana.close()
