@@ -260,7 +260,7 @@ def point_cloud(decoded: DecodedMessage) -> PointCloud:
         column = _column(data, count, stride, fields["intensity"][0], dtypes["intensity"])
         intensity = column.astype(np.float32, copy=False)
     rgb = _packed_rgb(data, count, stride, fields, dtypes)
-    finite = finite_rows(xyz)
+    finite = finite_rows(xyz, _float_words(data, stride, fields))
     dropped = 0 if finite is None else count - int(np.count_nonzero(finite))
     if finite is not None:
         xyz = xyz[finite]
@@ -270,19 +270,33 @@ def point_cloud(decoded: DecodedMessage) -> PointCloud:
                       stamp_of(root.timestamp))
 
 
+_F32 = np.dtype("<f4")
+
+
 def _xyz(data: np.ndarray, count: int, stride: int, fields: dict[str, tuple[int, int]],
          dtypes: dict[str, np.dtype]) -> np.ndarray:
     """(N, 3) float32 positions; a view when x, y, z are consecutive float32."""
-    f32 = np.dtype("<f4")
-    if all(dtypes.get(name) == f32 for name in "xyz"):
+    if all(dtypes.get(name) == _F32 for name in "xyz"):
         x, y, z = fields["x"][0], fields["y"][0], fields["z"][0]
         if y == x + 4 and z == x + 8:
-            return np.ndarray((count, 3), f32, buffer=data, offset=x, strides=(stride, 4))
+            return np.ndarray((count, 3), _F32, buffer=data, offset=x, strides=(stride, 4))
     xyz = np.zeros((count, 3), np.float32)
     for axis, name in enumerate("xyz"):
         if name in dtypes:
             xyz[:, axis] = _column(data, count, stride, fields[name][0], dtypes[name])
     return xyz
+
+
+def _float_words(data: np.ndarray, stride: int, fields: dict[str, tuple[int, int]]
+                 ) -> np.ndarray | None:
+    """The points' bytes as float32 values, each field's value one of them, when every field
+    is a float32 on a 4-byte boundary (a lidar's x, y, z, intensity), for
+    :func:`finite_rows`; None otherwise."""
+    if stride % 4 or len(data) % 4 or data.ctypes.data % 4 or \
+            any(offset % 4 or NUMERIC_DTYPES.get(number) != _F32
+                for offset, number in fields.values()):
+        return None
+    return data.view(np.float32)
 
 
 def _packed_rgb(data: np.ndarray, count: int, stride: int, fields: dict[str, tuple[int, int]],

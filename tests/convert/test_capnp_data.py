@@ -9,6 +9,8 @@ import sys
 import capnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.codec.data_view import data_array
 from app.codec.errors import MalformedMessage
@@ -74,6 +76,26 @@ def test_finite_rows() -> None:
     xyz = np.zeros((4, 3), np.float32)
     xyz[1, 2], xyz[3, 0] = np.nan, -np.inf
     np.testing.assert_array_equal(finite_rows(xyz), [True, False, True, False])
+
+
+@settings(max_examples=200, deadline=None)
+@given(points=st.integers(1, 40), spoiled=st.lists(
+    st.tuples(st.integers(0, 39), st.integers(0, 3),
+              st.sampled_from([np.nan, np.inf, -np.inf, 3e38, -1e30, 0.0])), max_size=6))
+def test_finite_rows_from_a_packed_clouds_words_is_the_exact_mask(
+        points: int, spoiled: list[tuple[int, int, float]]) -> None:
+    words = np.ones((points, 4), np.float32)  # x, y, z, intensity
+    for row, column, value in spoiled:
+        words[row % points, column] = value
+    xyz = words[:, :3]  # strided, as a packed cloud's view
+    expected = np.isfinite(xyz).all(axis=1)
+    found = finite_rows(xyz, words.reshape(-1))
+    if expected.all():
+        assert found is None
+    else:
+        np.testing.assert_array_equal(found, expected)
+    contiguous = finite_rows(np.ascontiguousarray(xyz))
+    assert (contiguous is None) == expected.all()
 
 
 @pytest.mark.parametrize("error", [

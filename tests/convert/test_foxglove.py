@@ -199,6 +199,24 @@ def test_point_cloud_drops_non_finite_points_with_their_attributes() -> None:
     np.testing.assert_array_equal(result.rgb, [[1, 0, 0], [3, 0, 0]])
 
 
+@pytest.mark.parametrize(("where", "value", "dropped"), [
+    ("x", np.nan, 1), ("z", -np.inf, 1),
+    ("intensity", np.nan, 0),  # not a coordinate: the point stays
+    ("x", 3e38, 0),  # finite, though its square is not
+])
+def test_point_cloud_of_float32_fields_finds_every_non_finite_coordinate(
+        where: str, value: float, dropped: int) -> None:
+    rec = records([("x", "<f4", 0), ("y", "<f4", 4), ("z", "<f4", 8), ("intensity", "<f4", 12)],
+                  16, 5)
+    rec["x"], rec["y"], rec["z"], rec["intensity"] = np.arange(5), 1, 2, 0.5
+    rec[where][3] = value
+    result = convert(cloud(rec, dict.fromkeys(["x", "y", "z", "intensity"], "float32")))
+    assert result.dropped == dropped and len(result) == 5 - dropped
+    assert np.isfinite(result.xyz).all()
+    if where == "x" and not dropped:
+        assert result.xyz[3, 0] == np.float32(3e38)
+
+
 def test_point_cloud_pose_is_applied() -> None:
     rec = records([("x", "<f4", 0), ("y", "<f4", 4), ("z", "<f4", 8)], 12, 2)
     rec["x"], rec["y"], rec["z"] = [1, 0], [0, 2], [0, 3]
