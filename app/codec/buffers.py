@@ -178,28 +178,32 @@ def buffers_layout(sizes: Sequence[int]) -> tuple[int, list[int]]:
     return word, offsets
 
 
-def encode_buffers(buffers: Sequence[bytes | bytearray | memoryview | np.ndarray]) -> bytearray:
+def encode_buffers(buffers: Sequence[bytes | bytearray | memoryview | np.ndarray]) -> bytes:
     """One ``transport.Buffers`` Cap'n Proto message (single segment) holding ``buffers``.
 
-    Written directly rather than through pycapnp so each buffer is copied exactly once.
+    Written directly rather than through pycapnp so each buffer is copied exactly once: by
+    one ``bytes.join`` of the pointers, the buffers and their padding (a slice assignment
+    into a ``bytearray`` took 3 to 20 times as long as a copy).
     """
     views = [_byte_view(buffer) for buffer in buffers]
     total, offsets = buffers_layout([len(view) for view in views])
-    out = bytearray(total)
     count = len(views)
+    head = bytearray(offsets[0] if offsets else total)
     # Segment table: one segment of (total - 8) / 8 words.
-    struct.pack_into("<II", out, 0, 0, (total - 8) // 8)
+    struct.pack_into("<II", head, 0, 0, (total - 8) // 8)
     # Root: struct pointer, offset 0, no data words, one pointer.
-    struct.pack_into("<Q", out, 8, 1 << 48)
+    struct.pack_into("<Q", head, 8, 1 << 48)
     # Buffers.buffers: list pointer, offset 0, element size 6 (pointer), count elements.
-    struct.pack_into("<Q", out, 16, 1 | (6 << 32) | (count << 35))
+    struct.pack_into("<Q", head, 16, 1 | (6 << 32) | (count << 35))
+    parts: list[bytes | bytearray | memoryview] = [head]
     for i, (view, offset) in enumerate(zip(views, offsets, strict=True)):
         pointer_at = 24 + 8 * i
         relative = (offset - (pointer_at + 8)) // 8
         # Data element: list pointer, element size 2 (byte), len(view) elements.
-        struct.pack_into("<Q", out, pointer_at, 1 | (relative << 2) | (2 << 32) | (len(view) << 35))
-        out[offset : offset + len(view)] = view
-    return out
+        struct.pack_into("<Q", head, pointer_at,
+                         1 | (relative << 2) | (2 << 32) | (len(view) << 35))
+        parts += [view, bytes(-len(view) % 8)]
+    return b"".join(parts)
 
 
 def _byte_view(buffer: bytes | bytearray | memoryview | np.ndarray) -> memoryview:

@@ -236,6 +236,8 @@ def point_cloud(decoded: DecodedMessage) -> PointCloud:
     root = decoded.root
     stride = int(root.pointStride)
     data = data_array(root, "data")
+    if not len(data) and decoded.buffers:  # the points in the attachment (schemas/README.md)
+        data = np.frombuffer(decoded.buffer(0), np.uint8)
     fields = _fields(root)
     if stride == 0:
         if len(data):

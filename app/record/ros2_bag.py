@@ -102,14 +102,14 @@ class CdrChannel:
     def translate(self, data: bytes) -> list[Translated]:
         try:
             message = self.types.decode(self.ros_type, data)
-            payloads = translate(self.translation, self.ros_type, message, self.robot_id)
+            said = translate(self.translation, self.ros_type, message, self.robot_id)
         except DecodeError as exc:  # its text names the type when it is malformed
             text = str(exc) if str(exc).startswith(self.ros_type) \
                 else f"{self.ros_type}: {exc}"
             raise ForeignError(f"{exc.kind}: {text}") from None
         except Untranslatable as exc:
             raise ForeignError(str(exc)) from None
-        return [(payload, None) for payload in payloads]
+        return said
 
 
 class Ros2Translator:

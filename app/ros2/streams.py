@@ -101,8 +101,8 @@ class InboundStream:
                 raise MalformedMessage(str(exc)) from None
             stamp = self._stamp(sample.attachment)
             with self._put_lock:
-                for said in translated if not self._closed else ():
-                    self._publisher.put(said, timestamp=stamp)
+                for said, attachment in translated if not self._closed else ():
+                    self._publisher.put(said, attachment=attachment, timestamp=stamp)
         except DecodeError as exc:
             self._count_error(self.fleet_key, exc)
         except zenoh.ZError:

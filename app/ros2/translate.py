@@ -6,7 +6,9 @@ battery and diagnostics become fleet ``Uplink`` battery and faults, on the robot
 as a robot of ours says them. So a ROS 2 robot's data enters the station as the samples a
 robot of ours would have published, and every panel, recorder and converter reads it
 unchanged. Input is a message as ``rosbags`` deserialises it (its big arrays numpy views of
-the payload); bad content raises :class:`Untranslatable`.
+the payload); bad content raises :class:`Untranslatable`. A cloud's points go in the sample's
+attachment, copied once, not into the message (schemas/README.md "Point clouds in the
+attachment").
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import capnp
 
+from app.codec.buffers import encode_buffers
 from app.codec.registry import registry
 from app.ros2 import detections, generic, markers
 
@@ -40,8 +43,9 @@ class Untranslatable(ValueError):
 @dataclass(frozen=True)
 class Translation:
     type_name: str  # family.Struct, as in an encoding
-    # (capnp builder, ROS message), or for fleet Uplinks (the message, its robot id) -> each
-    # Uplink's filler: one message may say several (a DiagnosticArray's faults)
+    # (capnp builder, ROS message) -> the attachment's buffers, if any; or for fleet Uplinks
+    # (the message, its robot id) -> each Uplink's filler: one message may say several (a
+    # DiagnosticArray's faults)
     fill: Callable[..., Any]
     key: str = ""  # the key under the robot's, when not the topic's own (uplink/battery)
 
@@ -56,8 +60,13 @@ _SEVERITY = {0: "info", 1: "minor", 2: "major", 3: "minor"}  # OK, WARN, ERROR, 
 _HEALTHS, _TECHNOLOGIES = 9, 7  # the fleet enums' sizes (a newer ROS value: unknown)
 
 
+# One translated sample: its payload, and its attachment (a ``transport.Buffers``) or None
+Said = tuple[bytes, bytes | None]
+
+
 def _bytes_of(array: Any) -> memoryview:
-    """A numpy array's bytes as they lie (copied once, into the message, by the caller)."""
+    """A numpy array's bytes as they lie (copied once, into the message or the attachment, by
+    the caller)."""
     return memoryview(array).cast("B")
 
 
@@ -80,7 +89,8 @@ def _pose(builder: Any, pose: Any) -> None:
     builder.orientation.w = pose.orientation.w
 
 
-def point_cloud(builder: Any, msg: Any) -> None:
+def point_cloud(builder: Any, msg: Any) -> list[memoryview]:
+    """The cloud without its points, which are the attachment's one buffer."""
     if msg.is_bigendian:
         raise Untranslatable("a big-endian PointCloud2 is not drawn")
     if msg.point_step and msg.row_step != msg.width * msg.point_step:
@@ -96,7 +106,7 @@ def point_cloud(builder: Any, msg: Any) -> None:
     if size > len(msg.data):
         raise Untranslatable(f"{msg.width}x{msg.height} points of {msg.point_step} bytes, "
                              f"{len(msg.data)} bytes of data")
-    builder.data = _bytes_of(msg.data[:size])
+    return [_bytes_of(msg.data[:size])]
 
 
 def laser_scan(builder: Any, msg: Any) -> None:
@@ -289,21 +299,21 @@ def translation_for(ros_type: str, topic: str, types: RosTypes | None = None
 
 
 def translate(translation: Translation, ros_type: str, msg: Any, robot_id: str
-              ) -> list[bytes]:
-    """The Cap'n Proto bytes of ``msg`` as ``translation`` says (one sample, or for fleet
-    Uplinks one per thing the message says)."""
+              ) -> list[Said]:
+    """The Cap'n Proto bytes of ``msg`` as ``translation`` says, each with its attachment
+    (one sample, or for fleet Uplinks one per thing the message says)."""
     struct = registry().struct(translation.type_name)
     try:
         if not translation.uplink:
             builder = struct.new_message()
-            translation.fill(builder, msg)
-            return [builder.to_bytes()]
+            buffers = translation.fill(builder, msg)
+            return [(builder.to_bytes(), encode_buffers(buffers) if buffers else None)]
         sent_ms = _stamp_ms(msg) or time.time_ns() // 10**6  # a log's own time in playback
-        samples = []
+        samples: list[Said] = []
         for fill in translation.fill(msg):
             uplink = struct.new_message(robotId=robot_id, unixTimeMs=sent_ms)
             fill(uplink)
-            samples.append(uplink.to_bytes())
+            samples.append((uplink.to_bytes(), None))
         return samples
     except (capnp.KjException, ValueError, TypeError, OverflowError, AttributeError) as exc:
         if isinstance(exc, Untranslatable):

@@ -96,7 +96,7 @@ class RoverSensors:
         fill_tensor(cloud.intensities, scan.intensities, 1)
         return cloud, scan.attachment
 
-    def raw_image(self, now: float) -> tuple[Any, bytearray]:
+    def raw_image(self, now: float) -> tuple[Any, bytes]:
         frame = self.camera_frame(now)
         rows, cols, channels = frame.image.shape
         image = _new("isaac.ImageProto", elementType="uint8", rows=rows, cols=cols,

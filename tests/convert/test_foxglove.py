@@ -9,6 +9,7 @@ import time
 import numpy as np
 import pytest
 
+from app.codec.buffers import encode_buffers
 from app.codec.decode import decode, encoding_for
 from app.codec.registry import registry
 from app.convert.models import Grid, PointCloud, Poses, SceneChange, Transforms
@@ -215,6 +216,25 @@ def test_point_cloud_of_float32_fields_finds_every_non_finite_coordinate(
     assert np.isfinite(result.xyz).all()
     if where == "x" and not dropped:
         assert result.xyz[3, 0] == np.float32(3e38)
+
+
+def test_point_cloud_points_in_the_attachment_are_viewed_there() -> None:
+    rec = records([("x", "<f4", 0), ("y", "<f4", 4), ("z", "<f4", 8), ("intensity", "<f4", 12)],
+                  16, 3)
+    rec["x"], rec["y"], rec["z"], rec["intensity"] = [1, 2, 3], [4, 5, 6], [7, np.nan, 9], 1
+    message = cloud(rec, dict.fromkeys(["x", "y", "z", "intensity"], "float32"))
+    message.data = b""
+    attachment = encode_buffers([rec.tobytes()])
+    result = get_converter("foxglove.point_cloud")(
+        decode(encoding_for("foxglove.PointCloud"), message.to_bytes(), attachment))
+    np.testing.assert_array_equal(result.xyz, [[1, 4, 7], [3, 6, 9]])
+    assert result.dropped == 1
+    rec["z"][1] = 8
+    attachment = encode_buffers([rec.tobytes()])
+    result = get_converter("foxglove.point_cloud")(
+        decode(encoding_for("foxglove.PointCloud"), message.to_bytes(), attachment))
+    assert result.dropped == 0 and result.xyz[1, 2] == 8
+    assert np.shares_memory(result.xyz, np.frombuffer(attachment, np.uint8))  # not copied
 
 
 def test_point_cloud_pose_is_applied() -> None:

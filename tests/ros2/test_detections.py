@@ -52,7 +52,7 @@ def test_a_2d_detection_is_its_box_and_best_label_on_the_image(types: RosTypes) 
     translation = translation_for(ARRAY_2D, "/camera/detections", types)
     assert translation is not None
     cdr = types.encode(ARRAY_2D, message)
-    (said,) = translate(translation, ARRAY_2D, types.decode(ARRAY_2D, cdr), "rover_1")
+    ((said, _),) = translate(translation, ARRAY_2D, types.decode(ARRAY_2D, cdr), "rover_1")
     overlay = image_annotations(decode(encoding_for(translation.type_name), said).root)
     outline, label = overlay.shapes
     assert outline.kind == "line_loop"

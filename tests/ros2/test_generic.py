@@ -24,7 +24,7 @@ def said(types: RosTypes, ros_type: str, message: object) -> dict:
     translation = translation_for(ros_type, "/x", types)
     assert translation is not None and translation.type_name == f"ros2.{ros_type}"
     cdr = types.encode(ros_type, message)
-    (payload,) = translate(translation, ros_type, types.decode(ros_type, cdr), "r")
+    ((payload, _),) = translate(translation, ros_type, types.decode(ros_type, cdr), "r")
     return plain(decode(encoding_for(translation.type_name), payload).root)
 
 

@@ -55,7 +55,7 @@ def shown(types: RosTypes, *markers: Any) -> SceneChange:
     cdr = types.encode(ARRAY, types.message(ARRAY, markers=list(markers)))
     translation = translation_for(ARRAY, "/markers")
     assert translation is not None
-    (said,) = translate(translation, ARRAY, types.decode(ARRAY, cdr), "rover_1")
+    ((said, _),) = translate(translation, ARRAY, types.decode(ARRAY, cdr), "rover_1")
     return get_converter("foxglove.scene_update")(decode(encoding_for("foxglove.SceneUpdate"),
                                                          said))
 

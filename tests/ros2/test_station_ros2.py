@@ -88,6 +88,24 @@ def test_a_ros2_scan_reaches_a_consumer_as_points_a_wall_ahead(station: Station)
         consumer.close()
 
 
+def test_a_ros2_cloud_reaches_a_consumer_as_its_points_carried_in_the_attachment(
+        station: Station) -> None:
+    got = []
+    consumer = station.consumer("test", on_sample=got.append)
+    try:
+        consumer.want({Stream(f"fleet/{ROBOT}/points", "foxglove.PointCloud")})
+        wait_for(lambda: got, 15)
+        decoded = got[-1].message()
+        assert len(decoded.buffers) == 1 and len(decoded.buffers[0]) == 2000 * 12
+        assert not decoded.root.data  # copied once, into the attachment, not the message
+        cloud = get_converter("foxglove.point_cloud")(decoded)
+        assert cloud.frame_id == "base_link" and len(cloud) == 2000 and cloud.dropped == 0
+        assert (cloud.xyz[:, 0] == 4.0).all()
+        assert cloud.xyz[:, 1].min() == -2.0 and cloud.xyz[:, 1].max() == 2.0
+    finally:
+        consumer.close()
+
+
 def test_ros2_markers_are_scene_entities(station: Station) -> None:
     got = []
     consumer = station.consumer("test", on_sample=got.append)
