@@ -19,7 +19,6 @@ import zenoh
 
 from app.bus.config import BusConfig
 from app.bus.session import BusSession
-
 from app.codec.decode import decode, encoding_for
 from app.convert.registry import get_converter
 from app.ros2.cdr import RosTypes

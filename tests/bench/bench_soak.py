@@ -13,7 +13,8 @@ end the window is closed with SIGTERM (it saves its layout); a window that does 
 is killed and reported as an error.
 
 ``FIELDSTATION_SOAK_S`` sets the length (default 3600 s; short mode 20 s with the reference
-at 10 s), ``FIELDSTATION_SOAK_FLEET`` the depot's size (default 100; short mode 12);
+at 10 s), ``FIELDSTATION_SOAK_FLEET`` the depot's size (default 100; short mode 12; over
+100, light robots, as bench_fleet's depot of 1,000: ``sim --fleet N --light``);
 ``FIELDSTATION_SOAK_CSV=FILE`` writes every sample. Run under a display (an Xvfb server is
 started when there is none).
 """
@@ -36,6 +37,7 @@ from tests.bench.common import fmt_mib, report, short_mode
 from tests.conftest import free_port
 
 TARGET = 1.05
+LIGHT_OVER = 100  # robots: a bigger depot is light robots (sim --fleet N --light)
 # Samples in each median: a minute (a black-box save, a minute of the depot written to disk,
 # holds some 100 MB for up to half a minute: a 5-sample median could land on one).
 SMOOTH_S = 60
@@ -78,7 +80,7 @@ def soak(env: dict[str, str], total_s: float, robots: int) -> list[tuple[float, 
     samples: list[tuple[float, int, int]] = []
     progress_every = 5 if short_mode() else 60
     endpoint = f"tcp/127.0.0.1:{free_port()}"
-    fleet = start_fleet(robots, endpoint)
+    fleet = start_fleet(robots, endpoint, light=robots > LIGHT_OVER)
     with tempfile.TemporaryDirectory(prefix="fs-soak-") as config:
         app = subprocess.Popen(
             [sys.executable, "-m", "app.cli", "--no-sim", "--mode", "client",
@@ -132,7 +134,9 @@ def smooth() -> int:
 def run() -> list[str]:
     total_s, reference_s = lengths()
     robots = fleet_size()
-    print(f"soak: the window on a simulated depot of {robots} robots for {clock(total_s)} "
+    light = " light" if robots > LIGHT_OVER else ""
+    print(f"soak: the window on a simulated depot of {robots}{light} robots for "
+          f"{clock(total_s)} "
           f"(reference at {clock(reference_s)})", flush=True)
     with display_env() as env:
         samples = soak(env, total_s, robots)
