@@ -19,11 +19,23 @@ class RobotPicker(QComboBox):
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.addItem(FOLLOW, "")
         self.pinned = ""
+        # What the list was made of: a thousand robots' ids are sorted again only when the
+        # window's robots (a new list twice a second), the robots with vitals or the pinned
+        # one changed, not on each of the frame's ticks.
+        self._made_of: tuple[object, int, str] | None = None
+        self._ids: list[str] = []
 
     def refresh(self, batch: FrameBatch) -> None:
+        self.pinned = self.currentData() or ""  # chosen since the last tick: kept over a rebuild
+        made_of = (batch.robots, len(batch.vitals), self.pinned)
+        if self._made_of is not None and made_of[0] is self._made_of[0] \
+                and made_of[1:] == self._made_of[1:]:
+            return
+        self._made_of = made_of
         ids = sorted(set(batch.vitals) | {r.robot_id for r in batch.robots}
                      | ({self.pinned} if self.pinned else set()))
-        if ids != [self.itemData(i) for i in range(1, self.count())]:
+        if ids != self._ids:
+            self._ids = ids
             self.blockSignals(True)
             while self.count() > 1:
                 self.removeItem(1)
