@@ -11,6 +11,7 @@ those as the DecodeError they are.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -194,14 +195,15 @@ def _get_path(reader: Any, path: str) -> Any:
     return value
 
 
-def _parse_path(path: str) -> list[tuple[str, str]]:
-    parts = []
+@functools.lru_cache(maxsize=1024)  # the same few paths, read on every vital sample
+def _parse_path(path: str) -> tuple[tuple[str, str], ...]:
+    parts: list[tuple[str, str]] = []
     for chunk in path.split("."):
         matches = list(_PATH_PART.finditer(chunk))
         if not chunk or "".join(m.group(0) for m in matches) != chunk:
             raise FieldPathError(f"not a field path: {path!r}")
         parts += [(m.group(1) or "", m.group(2) or "") for m in matches]
-    return parts
+    return tuple(parts)
 
 
 NUMERIC = frozenset(

@@ -554,7 +554,8 @@ class Station:
                     changes["mode"] = str(value)
                 elif what == "estop":
                     changes["estop"] = bool(value)
-            self._robots[robot_id] = dataclasses.replace(info, **changes)
+            if any(getattr(info, name) != value for name, value in changes.items()):
+                self._robots[robot_id] = dataclasses.replace(info, **changes)
 
     def _frame_of(self, robot_id: str, key: str) -> str:
         """The frame its catalog gives a topic ("" when it lists none)."""
