@@ -76,6 +76,8 @@ class FleetMapView(QWidget):
         self.setMinimumSize(320, 240)
         self.setMouseTracking(False)
         self.robots: tuple[MapRobot, ...] = ()
+        self._split_of: tuple[MapRobot, ...] | None = None
+        self._parts: tuple[tuple[MapRobot, ...], tuple[MapRobot, ...]] = ((), ())
         self.active: str | None = None
         self.title = ""
         self.north_label = "N"
@@ -116,11 +118,20 @@ class FleetMapView(QWidget):
         self.update()
 
     # -- geometry -----------------------------------------------------------------------------
-    def main_robots(self) -> list[MapRobot]:
-        return [r for r in self.robots if not r.frame]
+    def main_robots(self) -> tuple[MapRobot, ...]:
+        return self._split()[0]
 
-    def tile_robots(self) -> list[MapRobot]:
-        return [r for r in self.robots if r.frame]
+    def tile_robots(self) -> tuple[MapRobot, ...]:
+        return self._split()[1]
+
+    def _split(self) -> tuple[tuple[MapRobot, ...], tuple[MapRobot, ...]]:
+        """(the main map's robots, the tiles' robots), made once per set of robots: a paint
+        places each robot through them (a thousand robots were a million looks)."""
+        if self._split_of is not self.robots:
+            self._split_of = self.robots
+            self._parts = (tuple(r for r in self.robots if not r.frame),
+                           tuple(r for r in self.robots if r.frame))
+        return self._parts
 
     def main_rect(self) -> QRectF:
         """Where the main map is drawn: the widget less the column(s) of site-frame tiles."""
@@ -132,6 +143,14 @@ class FleetMapView(QWidget):
         area = self.main_rect()
         return QPointF(area.center().x() + (x - self.centre[0]) * self.scale,
                        area.center().y() - (y - self.centre[1]) * self.scale)
+
+    def _main_on_screen(self) -> dict[str, QPointF]:
+        """Where each robot of the main map is drawn, by id (the area's centre looked up
+        once, not per robot)."""
+        centre = self.main_rect().center()
+        (cx, cy), (wx, wy), scale = (centre.x(), centre.y()), self.centre, self.scale
+        return {r.robot_id: QPointF(cx + (r.x - wx) * scale, cy - (r.y - wy) * scale)
+                for r in self.main_robots()}
 
     def to_world(self, point: QPointF) -> tuple[float, float]:
         area = self.main_rect()
@@ -188,7 +207,8 @@ class FleetMapView(QWidget):
         return inner.center(), min(inner.width(), inner.height()) / span
 
     def _placed(self) -> list[tuple[MapRobot, QPointF]]:
-        placed = [(r, self.to_screen(r.x, r.y)) for r in self.main_robots()]
+        on_screen = self._main_on_screen()
+        placed = [(r, on_screen[r.robot_id]) for r in self.main_robots()]
         for robot, tile in self._tiles():
             origin, scale = self._tile_transform(robot, tile)
             placed.append((robot, QPointF(origin.x() + robot.x * scale,
@@ -207,9 +227,10 @@ class FleetMapView(QWidget):
         self._draw_grid(painter, area, step)
         main = self.main_robots()
         if main:
-            labels = self.label_places()
+            on_screen = self._main_on_screen()
+            labels = self.label_places(on_screen)
             for robot in main:
-                self._draw_robot(painter, robot, self.to_screen(robot.x, robot.y),
+                self._draw_robot(painter, robot, on_screen[robot.robot_id],
                                  labels.get(robot.robot_id))
         else:
             painter.setPen(MUTED_INK)
@@ -248,7 +269,7 @@ class FleetMapView(QWidget):
             painter.drawLine(QPointF(area.left(), sy), QPointF(area.right(), sy))
             y += step
 
-    def label_places(self) -> dict[str, QRectF]:
+    def label_places(self, on_screen: dict[str, QPointF] | None = None) -> dict[str, QRectF]:
         """Where each robot on the map has its label: beside it, on the first side (right
         above, right below, left above, left below) clear of the labels placed before it,
         the active robot's first; a robot with no side clear goes unlabelled (its label
@@ -260,8 +281,9 @@ class FleetMapView(QWidget):
         widths = {r.robot_id: float(wide.horizontalAdvance(r.text)) for r in robots}
         taken = _Boxes(max(widths.values(), default=1.0), height)
         places: dict[str, QRectF] = {}
+        on_screen = self._main_on_screen() if on_screen is None else on_screen
         for robot in robots:
-            at = self.to_screen(robot.x, robot.y)
+            at = on_screen[robot.robot_id]
             width = widths[robot.robot_id]
             right, left = at.x() + ARROW_PX * 0.6, at.x() - ARROW_PX * 0.6 - width
             above, below = at.y() - ARROW_PX * 0.45 - ascent, at.y() + ARROW_PX * 0.45
