@@ -6,6 +6,7 @@ robots a tick changes a battery and an age here and there, and the rest stays as
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -27,6 +28,7 @@ STATUS, ROBOT, MODEL, FAMILIES, BATTERY, MODE, AGE, FAULTS, CONTROL = range(len(
 MINE_COLOUR = "#3fb950"
 ESTOP_BACKGROUND = "#b62324"
 STATE_LIGHTS = {ESTOP: ALARM, FAULT: ALARM, WARNING: WARNING_LIGHT}
+DEADLINE_EVERY = 16  # robots made between looks at the clock
 
 
 @dataclass(frozen=True)
@@ -59,35 +61,62 @@ class RobotRows:
         self._made: dict[str, _Made] = {}
         self.rows: list[Row] = []
         self.facts: dict[str, Facts] = {}
+        self.behind = False  # robots' rows are owed: call update again (a deadline passed)
+        self._tables: tuple[object, object] | None = None  # the robots and vitals last read
 
     def update(self, robots: Sequence[RobotInfo], vitals: Mapping[str, RobotVitals],
-               now: float, active: str | None) -> set[str]:
+               now: float, active: str | None, deadline: float | None = None) -> set[str]:
         """The rows and facts of ``robots`` at ``now``; returns the ids whose facts changed
-        (or are new)."""
+        (or are new). With a ``deadline`` (``time.perf_counter()``), the robots whose turn
+        had not come by then keep their rows until a later call with the same robots and
+        vitals, which makes only those (``behind`` says some are owed); a new robot, and one
+        that becomes or stops being the active one, are always made."""
+        again = self._tables is not None and robots is self._tables[0] \
+            and vitals is self._tables[1]
+        self._tables = (robots, vitals)
         made: dict[str, _Made] = {}
         changed: set[str] = set()
+        late = owed = False
+        done = 0
         for robot in robots:
             robot_id = robot.robot_id
-            robot_vitals = vitals.get(robot_id)
-            faults: Sequence[Fault] = robot_vitals.faults if robot_vitals is not None else ()
-            status = robot_vitals.status if robot_vitals is not None else None
-            reason = status.estop_reason if status is not None else ""
-            is_active = robot_id == active
             was = self._made.get(robot_id)
-            if (was is None or was.active != is_active or was.estop_reason != reason
-                    or not (was.faults is faults or was.faults == faults)
-                    or was.robot != robot):
-                now_made = _make(robot, faults, reason, is_active, now, was)
-                if was is None or now_made.facts != was.facts:
-                    changed.add(robot_id)
-                was = now_made
-            else:
-                was.row = _timed(was.row, robot, now)
-            made[robot_id] = was
+            if was is not None and was.active == (robot_id == active) and (
+                    late or (again and was.robot is robot)):
+                made[robot_id] = was  # owed (late), or made already from these very tables
+                owed = owed or late
+                continue
+            made[robot_id] = _remade(robot, was, vitals, now, active, changed)
+            done += 1
+            if deadline is not None and done % DEADLINE_EVERY == 0 \
+                    and time.perf_counter() > deadline:
+                late = True
+        self.behind = owed
         self._made = made
         self.rows = [m.row for m in made.values()]
         self.facts = {robot_id: m.facts for robot_id, m in made.items()}
         return changed
+
+
+def _remade(robot: RobotInfo, was: _Made | None, vitals: Mapping[str, RobotVitals],
+            now: float, active: str | None, changed: set[str]) -> _Made:
+    """The robot's row and facts now (``was`` where nothing it shows changed); its id goes
+    into ``changed`` when its facts did."""
+    robot_id = robot.robot_id
+    robot_vitals = vitals.get(robot_id)
+    faults: Sequence[Fault] = robot_vitals.faults if robot_vitals is not None else ()
+    status = robot_vitals.status if robot_vitals is not None else None
+    reason = status.estop_reason if status is not None else ""
+    is_active = robot_id == active
+    if (was is None or was.active != is_active or was.estop_reason != reason
+            or not (was.faults is faults or was.faults == faults)
+            or was.robot != robot):
+        now_made = _make(robot, faults, reason, is_active, now, was)
+        if was is None or now_made.facts != was.facts:
+            changed.add(robot_id)
+        return now_made
+    was.row, was.robot = _timed(was.row, robot, now), robot  # equal: made from it now
+    return was
 
 
 def _make(robot: RobotInfo, faults: Sequence[Fault], reason: str, active: bool, now: float,

@@ -4,6 +4,7 @@ robot."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -28,6 +29,7 @@ from widgets.list_page import ListPage
 from widgets.table import KEY_ROLE, restore_sort, sort_state
 
 ALL_ROBOTS = next(iter(STATE_FILTERS))
+ROWS_BUDGET_S = 0.003  # of a tick, for making rows: the model's update of them comes on top
 NO_GROUPS = "none"
 
 
@@ -78,15 +80,25 @@ class RobotsPanel(PanelBase):
 
     # -- ticks ------------------------------------------------------------------------------
     def on_frame(self, batch: FrameBatch) -> None:
-        # Robots and their vitals are read at the tables' rate: other ticks cost nothing.
+        # Robots and their vitals are read at the tables' rate: other ticks cost nothing,
+        # but for the rows a tick's time budget left owed (a thousand robots' rows are made
+        # over a few ticks, never one long stall).
         if batch.tables_changed or not self._filled or batch.active_robot != self._active:
             self._robots, self._vitals = batch.robots, batch.vitals
             self._now, self._active = batch.now, batch.active_robot
             self._refresh()
+        elif self._rows.behind:
+            self._refresh()
 
     def _refresh(self) -> None:
         self._filled = True
-        changed = self._rows.update(self._robots, self._vitals, self._now, self._active)
+        changed = self._rows.update(self._robots, self._vitals, self._now, self._active,
+                                    time.perf_counter() + ROWS_BUDGET_S)
+        # The list is painted once the rows owed are made, not at each share of them: a
+        # repaint of the list costs as much as a share.
+        viewport = self.view.viewport()
+        if self._rows.behind == viewport.updatesEnabled():
+            viewport.setUpdatesEnabled(not self._rows.behind)
         for robot_id in changed:
             self._headings.pop(robot_id, None)
         if self._shown.keys() == self._rows.facts.keys():

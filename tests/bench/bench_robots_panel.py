@@ -10,8 +10,12 @@ QStandardItemModel of the same rows (same texts and sort values) in a shown QTab
 doing the same sort or filter; for grouping, that model rebuilt as a tree of the same groups;
 for the tick, setData of the changed cells.
 
+A tick where every robot changed is made over a few frames, each within a budget: it is
+timed whole (new tables to the last row owed, each frame's events handled) and by its
+longest frame, the stall an operator would feel.
+
 Targets (absolute, the ratios are printed for comparison): each sort, filter or grouping
-under one 60 Hz frame (16.7 ms); a tick under half of one (8.3 ms); a tick without new
+under one 60 Hz frame (16.7 ms); a tick's longest frame under half of one (8.3 ms); a tick without new
 tables well under 1 ms, and one whose tables came with nothing changed under 2 ms. The fleet
 map's paint is timed against a bare QPainter drawing each robot's arrow and label, under one
 frame of the frame clock's default rate (30 Hz). Run under a display (Xvfb in CI).
@@ -19,6 +23,7 @@ frame of the frame clock's default rate (30 Hz). Run under a display (Xvfb in CI
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 import time
 from collections.abc import Callable
@@ -221,8 +226,26 @@ def _ticks(panel: RobotsPanel, bare: Bare, robots: list, book: dict, repeats: in
                for i in range(1, 2 * repeats + 3)]
     last = batches[-1]
 
+    app = QApplication.instance()
+    assert app is not None
+    frames: list[int] = []  # each sweep's frames
+    longest: list[float] = []  # each sweep's longest frame
+
     def tick() -> None:
-        panel.on_frame(batches.pop(0))
+        """New tables, then the frames after them until no row is owed (the panel makes a
+        thousand robots' rows over a few frames, within a budget each)."""
+        tables = batches.pop(0)
+        owed = replace(tables, tables_changed=False)
+        times = []
+        for frame in itertools.count():
+            started = time.perf_counter()
+            panel.on_frame(tables if frame == 0 else owed)
+            app.processEvents()
+            times.append(time.perf_counter() - started)
+            if not panel._rows.behind:
+                break
+        frames.append(len(times))
+        longest.append(max(times))
 
     tick()
     first = panel._rows.rows
@@ -235,10 +258,14 @@ def _ticks(panel: RobotsPanel, bare: Bare, robots: list, book: dict, repeats: in
 
     for grouping in ("None", "State"):
         panel.group_by.setCurrentText(grouping)
+        frames.clear()
+        longest.clear()
         measured = timed(tick, repeats)
         baseline = timed(bare_tick, repeats)
-        check(f"tick: {len(robots)} robots' vitals changed, grouped by {grouping}", measured,
-              baseline, TICK_TARGET_S)
+        report(f"tick: {len(robots)} robots' vitals changed, grouped by {grouping}, every row "
+               f"made again (over {median(frames):g} frames)", measured, baseline)
+        check(f"tick: {len(robots)} robots' vitals changed, grouped by {grouping}, the "
+              "longest of its frames", median(longest), baseline, TICK_TARGET_S)
     idle = batch(NOW, robots, book, "rover-7", tables_changed=False)
     measured = timed(lambda: panel.on_frame(idle), repeats)
     baseline = timed(lambda: None, repeats)

@@ -12,7 +12,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QTreeView
 
 from app.sim.fleet import SimFleet
-from panels.robot_rows import BATTERY, FAULTS, ROBOT, STATUS
+from panels.robot_rows import BATTERY, FAULTS, ROBOT, STATUS, RobotRows
 from panels.robots import RobotsPanel
 from tests.panels.health import LiveStation, PlainHost
 from tests.panels.robot_infos import batch, depot, drained, fault, robot, vitals
@@ -319,3 +319,51 @@ def test_a_tick_rewrites_only_the_robot_that_changed_and_its_place_follows(panel
     assert cell(panel.view, robot_id, BATTERY) == "1 % CRITICAL"
     unknown = sum(r.battery_pct is None for r in again)  # those sort first, as "—"
     assert list(rows(panel.view)).index(robot_id) == unknown
+
+
+def test_a_thousand_robots_changed_are_made_over_ticks_each_within_its_budget(panel) -> None:
+    robots, book = depot(1000, NOW)
+    panel.on_frame(batch(NOW, robots, book, "rover-7"))
+    while panel._rows.behind:  # new robots are all made at once: nothing to owe yet
+        panel.on_frame(batch(NOW, robots, book, "rover-7", tables_changed=False))
+    assert len(rows(panel.view)) == 1000
+    later = drained(robots, 5.0, NOW + 0.5)  # every battery down 5 %: every row changed
+    ticks = 0
+    started = time.process_time()
+    panel.on_frame(batch(NOW + 0.5, later, book, "rover-7"))
+    longest = time.process_time() - started
+    while panel._rows.behind:
+        ticks += 1
+        started = time.process_time()
+        panel.on_frame(batch(NOW + 0.5, later, book, "rover-7", tables_changed=False))
+        longest = max(longest, time.process_time() - started)
+        assert ticks < 1000
+    for changed in (later[0], later[499], later[-1]):
+        if changed.battery_pct is not None:
+            assert cell(panel.view, changed.robot_id, BATTERY) \
+                .startswith(f"{changed.battery_pct:.0f} %")
+    assert longest < 0.25  # each tick a share of the work (a whole sweep took 50 ms here)
+    assert selected(panel) == ["rover-7"]
+
+
+def test_rows_owed_after_a_deadline_come_on_the_next_calls_active_and_new_ones_at_once(
+) -> None:
+    rows_ = RobotRows()
+    robots = [robot(f"rover-{i}", NOW) for i in range(1, 101)]
+    rows_.update(robots, {}, NOW, "rover-1")
+    later = drained(robots, 10.0, NOW + 1)
+    tables = [*later, robot("rover-999", NOW)], {}
+    rows_.update(*tables, NOW + 1, "rover-50", deadline=0.0)  # long gone
+    assert rows_.behind
+    made = {r.key: r for r in rows_.rows}
+    assert "rover-999" in made  # new: made at once
+    assert made["rover-50"].highlight and not made["rover-1"].highlight  # the active change
+    stale = [r for r in later if made[r.robot_id].cells[BATTERY].text == "80 %"]
+    assert 0 < len(stale) < 100  # only a first share was made again
+    calls = 1
+    while rows_.behind:  # the same tables again: only the rows owed are made
+        rows_.update(*tables, NOW + 1, "rover-50", deadline=0.0)
+        calls += 1
+        assert calls <= 100
+    assert calls > 1
+    assert {r.cells[BATTERY].text for r in rows_.rows if r.key != "rover-999"} == {"70 %"}
