@@ -15,8 +15,9 @@ timed whole (new tables to the last row owed, each frame's events handled) and b
 longest frame, the stall an operator would feel.
 
 Targets (absolute, the ratios are printed for comparison): each sort, filter or grouping
-under one 60 Hz frame (16.7 ms); a tick's longest frame under half of one (8.3 ms); a tick without new
-tables well under 1 ms, and one whose tables came with nothing changed under 2 ms. The fleet
+under one 60 Hz frame (16.7 ms); a tick's longest frame under half of one (8.3 ms); a tick
+without new tables well under 1 ms, and one whose tables came with nothing changed under 2
+ms. The fleet
 map's paint is timed against a bare QPainter drawing each robot's arrow and label, under one
 frame of the frame clock's default rate (30 Hz). Run under a display (Xvfb in CI).
 """
