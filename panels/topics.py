@@ -4,11 +4,12 @@ a filter, a context menu to plot or inspect, and rows to drag onto other panels.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPoint, Qt
+from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPoint, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QInputDialog,
@@ -94,17 +95,22 @@ class TopicsPanel(PanelBase):
         self.filter.textChanged.connect(self._on_filter)
         self._filled = False
         self._made: dict[str, tuple[TopicStats, Row]] = {}  # each key's snapshot and its row
+        self._ages_due = False
+        self.view.verticalScrollBar().valueChanged.connect(lambda _: self._ages_later())
+        self.view.horizontalHeader().sortIndicatorChanged.connect(
+            lambda *_: self._ages_later())
         self._show_counts()
 
     def on_frame(self, batch: FrameBatch) -> None:
         if not batch.tables_changed and self._filled:
             return
         self._filled = True
+        on_screen = self._keys_on_screen()
         made: dict[str, tuple[TopicStats, Row]] = {}
         types: dict[str, str] = {}
         for key, stats in batch.topics.items():
             was = self._made.get(key)
-            row = _kept(was, stats, batch.now) if was is not None else None
+            row = _kept(was, stats, batch.now, key in on_screen) if was is not None else None
             if row is None:
                 row = _row(stats, batch.now)
                 types[key] = stats.type_name
@@ -115,9 +121,43 @@ class TopicsPanel(PanelBase):
         self.model.set_rows([row for _, row in made.values()])
         self._show_counts()
 
+    def _keys_on_screen(self) -> set[str]:
+        """The keys of the rows in the list's viewport now."""
+        if not self.view.isVisible() or not self.proxy.rowCount():
+            return set()
+        top = self.view.rowAt(0)
+        bottom = self.view.rowAt(self.view.viewport().height() - 1)
+        if top < 0:
+            return set()
+        last = bottom if bottom >= 0 else self.proxy.rowCount() - 1
+        return {self.proxy.index(row, 0).data(KEY_ROLE) for row in range(top, last + 1)}
+
+    def _bring_ages_on_screen_up_to_date(self) -> None:
+        """A quiet topic's age is written only while its row is on screen (the rest wait
+        until they are): the rows scrolled or filtered into view get theirs now."""
+        self._ages_due = False
+        now = time.monotonic()
+        changed = False
+        for key in self._keys_on_screen():
+            was = self._made.get(key)
+            if was is None:
+                continue
+            row = _kept(was, was[0], now, True)
+            if row is not None and row is not was[1]:
+                self._made[key] = (was[0], row)
+                changed = True
+        if changed:
+            self.model.set_rows([row for _, row in self._made.values()])
+
+    def _ages_later(self) -> None:
+        if not self._ages_due:
+            self._ages_due = True
+            QTimer.singleShot(0, self._bring_ages_on_screen_up_to_date)
+
     def _on_filter(self, text: str) -> None:
         self.proxy.set_pattern(text)
         self._show_counts()
+        self._ages_later()
 
     def _show_counts(self) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()
@@ -225,10 +265,13 @@ def _age_cell(stats: TopicStats, age: float | None) -> Cell:
                 numeric=True)
 
 
-def _kept(was: tuple[TopicStats, Row], stats: TopicStats, now: float) -> Row | None:
-    """The row made of this same snapshot before, its age brought up to ``now``, if nothing
-    else of it can have changed since: a topic not listened to, or silent for longer than
-    the rate window (its rate and bandwidth stay 0 and it stays greyed). None otherwise."""
+def _kept(was: tuple[TopicStats, Row], stats: TopicStats, now: float, on_screen: bool
+          ) -> Row | None:
+    """The row made of this same snapshot before, if nothing else of it can have changed
+    since: a topic not listened to, or silent for longer than the rate window (its rate and
+    bandwidth stay 0 and it stays greyed), its age brought up to ``now`` while its row is
+    ``on_screen`` (the age sorts by the last arrival, which a quiet topic keeps: ten
+    thousand quiet rows off screen cost nothing). None otherwise."""
     snapshot, row = was
     if snapshot is not stats:
         return None
@@ -236,6 +279,8 @@ def _kept(was: tuple[TopicStats, Row], stats: TopicStats, now: float) -> Row | N
         return row
     if stats.count and int(stats.last_arrival) > int(now) - BUCKETS:
         return None  # heard within the rate window: its rate moves with time
+    if not on_screen:
+        return row
     age = human_age(stats.age_s(now))
     if row.cells[AGE].text == age:
         return row

@@ -252,3 +252,32 @@ def test_a_narrow_table_keeps_the_key_and_cuts_it_at_the_left(make_main_window, 
     shown = panel.view.fontMetrics().elidedText(longest, Qt.TextElideMode.ElideLeft, width)
     assert shown.startswith("…") and shown.endswith(longest.rsplit("/", 1)[-1])
     assert cell(panel.view, longest, 0, Qt.ItemDataRole.ToolTipRole) == longest
+
+
+def test_quiet_topics_ages_are_written_on_screen_and_once_scrolled_into_view(qtbot, tmp_path):
+    from app.bus.stats import TopicStats
+    from app.render_text import human_age
+    from app.station.frame import FrameBatch
+    from app.station.robots import StationStatus
+    from panels.topics import AGE
+    from tests.panels.health import PlainHost
+
+    panel = TopicsPanel(PlainHost(tmp_path))
+    qtbot.addWidget(panel)
+    panel.resize(900, 300)
+    panel.show()
+    now = time.monotonic()
+    topics = {}
+    for n in range(300):  # quiet for minutes: robots gone quiet, latched topics
+        stats = TopicStats(f"fleet/r-{n:03d}/status")
+        stats.record(now - 100 - 20 * n, 64, "application/capnp;fleet.Uplink")
+        topics[stats.key] = stats.snapshot()
+    top, bottom = "fleet/r-000/status", "fleet/r-299/status"
+    panel.on_frame(FrameBatch(now - 3000, StationStatus(), topics=topics, tables_changed=True))
+    stale = cell(panel.view, bottom, AGE)
+    assert stale == human_age(6080 - 3000)
+    panel.on_frame(FrameBatch(now, StationStatus(), topics=topics, tables_changed=True))
+    assert cell(panel.view, top, AGE) == human_age(100)  # on screen: brought up to date
+    assert cell(panel.view, bottom, AGE) == stale  # off screen: written once it is seen
+    panel.view.scrollToBottom()
+    qtbot.waitUntil(lambda: cell(panel.view, bottom, AGE) == human_age(6080), timeout=5_000)
