@@ -154,6 +154,26 @@ class Subscription:
             stats.copied_bytes += size
         target(raw)
 
+    def offer(self, key: str, encoding: str, payload: bytes, attachment: bytes | None,
+              stamp: Any = None) -> None:
+        """A sample said within this process (a ROS 2 robot's, translated): counted and
+        handed on as if heard on ``key``, without the copies of a put and of its taking (a
+        routed subscription only)."""
+        arrival = time.monotonic()
+        size = len(payload) + (len(attachment) if attachment is not None else 0)
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+            stats = self._counts.stats_for(key)
+            stats.record(arrival, size, encoding)
+        assert self._route is not None
+        target = self._route(key, encoding, size)
+        if target is None:
+            return
+        with self._lock:
+            stats.copied_bytes += size
+        target(RawSample(key, encoding, payload, attachment, arrival, time.time(), stamp, seq))
+
     def take(self) -> list[RawSample]:
         """The samples that arrived since the last take, oldest first."""
         with self._lock:

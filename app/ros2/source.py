@@ -28,7 +28,7 @@ from app.ros2.commands import GoalOutput, RosNode, RosOutput, VelocityOutput
 from app.ros2.definitions import definition_folders
 from app.ros2.graph import RosGraph, RosRobot, RosTopic
 from app.ros2.rmw_keys import ADMIN_SPACE, MalformedToken, parse_token
-from app.ros2.streams import InboundStream
+from app.ros2.streams import Deliver, InboundStream
 from app.ros2.translate import Translation, translation_for
 
 GRAPH_KEY = f"{ADMIN_SPACE}/**"
@@ -138,9 +138,11 @@ class RosSource:
                  on_catalog: Callable[[str, Catalog], None],
                  count_error: Callable[[str, DecodeError], None],
                  wake: Callable[[], None], station_id: str = "", drive: bool = True,
-                 types: RosTypes | None = None) -> None:
+                 types: RosTypes | None = None, deliver: Deliver | None = None) -> None:
         """``drive``: teleop may drive the robots (a velocity output each); a listing of
-        topics says nothing on the graph."""
+        topics says nothing on the graph. ``deliver``: where the translated samples go
+        within the process (the station's subscription), else they are put session-local."""
+        self._deliver = deliver
         self.graph = RosGraph()
         self._bus = bus
         self._root = root
@@ -245,7 +247,7 @@ class RosSource:
             if key not in self._streams:
                 self._streams[key] = InboundStream(self._bus, key, topic, translation,
                                                    self._store(), self._count_error,
-                                                   self._wake)
+                                                   self._wake, self._deliver)
 
     def _keep_outputs(self, robots: dict[str, RosRobot]) -> None:
         wanted = {}

@@ -1,10 +1,12 @@
-"""One ROS 2 topic of a robot, heard on its rmw_zenoh key and said again, translated, on the
-station's own session under the robot's fleet key.
+"""One ROS 2 topic of a robot, heard on its rmw_zenoh key and said again, translated, under
+the robot's fleet key.
 
-The translated samples never leave the station (a session-local publisher): panels,
-recorders and the topics table take them as any robot's. The ROS topic is heard only while
-some subscriber of the station wants its fleet key (the publisher's matching status), so a
-ROS 2 camera costs nothing until a panel shows it, as our own heavy topics do.
+The translated samples never leave the station: in the window they are handed to the
+station's subscription within the process (no put, no copy taken off zenoh), on the command
+line put on a session-local publisher; panels, recorders and the topics table take them as
+any robot's. The ROS topic is heard only while some subscriber of the station wants its
+fleet key (that publisher's matching status), so a ROS 2 camera costs nothing until a panel
+shows it, as our own heavy topics do.
 """
 
 from __future__ import annotations
@@ -30,14 +32,23 @@ from app.ros2.translate import Translation, Untranslatable, translate
 LATE_JOINER_SAMPLES = 100
 
 
+# Where a translated sample goes instead of a put, within the station's process: (fleet key,
+# encoding, payload, attachment, the publisher's zenoh timestamp or None)
+Deliver = Callable[[str, str, bytes, bytes | None, zenoh.Timestamp | None], None]
+
+
 class InboundStream:
     """``count_error(fleet key, error)`` counts a sample that did not make it; ``wake()``
-    asks the owner to call :meth:`update` (the demand for the key changed)."""
+    asks the owner to call :meth:`update` (the demand for the key changed); ``deliver``,
+    when given, takes the translated samples in place of the session-local publisher (whose
+    matching status still says whether the key is wanted)."""
 
     def __init__(self, bus: BusSession, fleet_key: str, topic: RosTopic,
                  translation: Translation, types: RosTypes,
-                 count_error: Callable[[str, DecodeError], None], wake: Callable[[], None]) -> None:
+                 count_error: Callable[[str, DecodeError], None], wake: Callable[[], None],
+                 deliver: Deliver | None = None) -> None:
         self.fleet_key = fleet_key
+        self._deliver = deliver
         self.topic = topic
         self._bus = bus
         self._types = types
@@ -49,8 +60,9 @@ class InboundStream:
         # borrowed"): puts and its undeclaring take turns, and none comes after it
         self._put_lock = threading.Lock()
         self._closed = False
+        self._encoding = encoding_for(self._translation.type_name)
         self._publisher = bus.keep(bus.zenoh.declare_publisher(
-            fleet_key, encoding=encoding_for(self._translation.type_name),
+            fleet_key, encoding=self._encoding,
             allowed_destination=zenoh.Locality.SESSION_LOCAL))
         self._matching = bus.keep(self._publisher.declare_matching_listener(
             lambda _status: wake()))
@@ -102,7 +114,10 @@ class InboundStream:
             stamp = self._stamp(sample.attachment)
             with self._put_lock:
                 for said, attachment in translated if not self._closed else ():
-                    self._publisher.put(said, attachment=attachment, timestamp=stamp)
+                    if self._deliver is not None:
+                        self._deliver(self.fleet_key, self._encoding, said, attachment, stamp)
+                    else:
+                        self._publisher.put(said, attachment=attachment, timestamp=stamp)
         except DecodeError as exc:
             self._count_error(self.fleet_key, exc)
         except zenoh.ZError:

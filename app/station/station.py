@@ -296,7 +296,8 @@ class Station:
             bus, self.root, on_change=functools.partial(self._on_live_presence, bus))
         self._ros2 = RosSource(bus, self.root, functools.partial(self._on_live_presence, bus),
                                functools.partial(self._take_ros2_catalog, bus),
-                               self._count_error, self._wake.set, self.identity.station_id)
+                               self._count_error, self._wake.set, self.identity.station_id,
+                               deliver=self._traffic.offer)
         # after it is seen: a choice made while it was being made is in either
         self._ros2.choose_velocity_inputs(self._ros_velocity_inputs)
 

@@ -9,6 +9,7 @@ import pytest
 
 from app.bus.publisher import Publisher, Traffic
 from app.bus.subscription import Subscription
+from app.codec.buffers import encode_buffers
 from app.codec.errors import MalformedMessage, UnknownType
 from app.codec.registry import registry
 from tests.bus.helpers import wait_for, wait_until_heard
@@ -148,5 +149,33 @@ def test_a_replan_delivers_what_waited_in_the_rings_of_the_subscribers_that_go(
         wait_for(lambda: len(probe) == 8)
         sub.listen([])
         assert heard == [float(i) for i in range(8)]
+    finally:
+        sub.close()
+
+
+def test_a_sample_said_in_the_process_is_counted_and_handed_on_as_it_is(
+        robot_and_app) -> None:
+    _, app = robot_and_app
+    heard = []
+    wanted = "fleet/r1/points"
+
+    def route(key: str, encoding: str, size: int):
+        return heard.append if key == wanted else None
+
+    sub = Subscription(app, [wanted], route=route, drain=True)
+    try:
+        payload, attachment = battery_uplink(50.0), encode_buffers([bytes(range(256)) * 4096])
+        for _ in range(3):
+            sub.offer(wanted, "application/capnp;fleet.Uplink", payload, attachment)
+        sub.offer("fleet/r1/elsewhere", "application/capnp;fleet.Uplink", payload, None)
+        assert len(heard) == 3  # on the offering thread, in order
+        assert heard[0].payload is payload and heard[0].attachment is attachment  # no copy
+        assert [s.seq for s in heard] == sorted({s.seq for s in heard})
+        assert sub.decode(heard[-1]).root.battery.percentage == 50.0
+        stats = sub.stats()
+        assert stats[wanted].count == 3 and stats["fleet/r1/elsewhere"].count == 1
+        assert stats[wanted].copied_bytes == 3 * (len(payload) + len(attachment))
+        assert stats["fleet/r1/elsewhere"].copied_bytes == 0  # counted, not handed on
+        assert stats[wanted].type_name == "fleet.Uplink"
     finally:
         sub.close()
