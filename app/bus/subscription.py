@@ -159,6 +159,8 @@ class Subscription:
         """A sample said within this process (a ROS 2 robot's, translated): counted and
         handed on as if heard on ``key``, without the copies of a put and of its taking (a
         routed subscription only)."""
+        if not self._listening:
+            return  # closed
         arrival = time.monotonic()
         size = len(payload) + (len(attachment) if attachment is not None else 0)
         with self._lock:

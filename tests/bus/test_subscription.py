@@ -179,3 +179,5 @@ def test_a_sample_said_in_the_process_is_counted_and_handed_on_as_it_is(
         assert stats[wanted].type_name == "fleet.Uplink"
     finally:
         sub.close()
+    sub.offer(wanted, "application/capnp;fleet.Uplink", payload, attachment)
+    assert len(heard) == 3  # closed: nothing more
