@@ -52,12 +52,16 @@ class Stream:
     takes only what the station hears for others: it never makes it listen to a heavy key
     (the window's black box keeps what was shown, not every camera of the fleet). A ``raw``
     stream's samples go, undecoded, to the consumer's ``on_raw`` on the thread that received
-    them, with no lane (a recorder's queue: it must return at once)."""
+    them, with no lane (a recorder's queue: it must return at once). A ``newest`` stream
+    takes a state, not events: only the newest sample of each key when its lane's turn
+    comes (at most twice a tick), the ones it superseded dropped, so a station behind its
+    fleet catches up instead of queueing."""
 
     key_expr: str
     type_name: str = ""
     passive: bool = False
     raw: bool = False
+    newest: bool = False
 
     @property
     def key(self) -> str:

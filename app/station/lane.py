@@ -132,11 +132,17 @@ class Plan:
 
     @property
     def newest(self) -> bool:
+        """Its newest sample is wanted whatever its type (a latest value, a conversion)."""
         return self.latest or bool(self.converted)
 
     @property
+    def keeps_newest(self) -> bool:
+        """Its newest sample is kept for its turn: for the above, or for newest streams."""
+        return self.newest or any(stream.newest for _, stream in self.streams)
+
+    @property
     def every(self) -> bool:
-        return bool(self.series or self.streams)
+        return bool(self.series) or any(not stream.newest for _, stream in self.streams)
 
     def wants(self, type_name: str) -> bool:
         return self.newest or bool(self.series) or any(
@@ -183,7 +189,7 @@ class Lane:
                         self._queued_bytes > PENDING_BYTES and len(self._queue) > 1):
                     self._queued_bytes -= _size(self._queue.popleft())
                     self.dropped += 1
-            if plan.newest:
+            if plan.keeps_newest:
                 if self._newest is not None and not plan.every:
                     self.dropped += 1  # superseded before its turn
                 self._newest = sample
@@ -304,6 +310,7 @@ class Lane:
                 self._publish_latest(delivery)
             for interest in plan.converted:
                 self._publish_converted(interest, delivery)
+            self._hand_to(plan, delivery, newest=True)
         self.done += len(batch)
         if newest is not None and all(sample is not newest for sample in batch):
             self.done += 1
@@ -312,10 +319,15 @@ class Lane:
             self._append_series(plan.series, delivery)
         elif not plan.newest:
             self._check(delivery)
+        self._hand_to(plan, delivery, newest=False)
+
+    def _hand_to(self, plan: Plan, delivery: Delivery, newest: bool) -> None:
+        """To the consumers of the plan's streams that take every sample, or (``newest``)
+        those that take only the newest."""
         for consumer, stream in plan.streams:
-            if stream.type_name and stream.type_name != delivery.type_name:
+            if stream.newest != newest or consumer.on_sample is None:
                 continue
-            if consumer.on_sample is None:
+            if stream.type_name and stream.type_name != delivery.type_name:
                 continue
             try:
                 consumer.on_sample(delivery)

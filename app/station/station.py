@@ -43,7 +43,7 @@ from app.station.playback import LogTraffic
 from app.station.positions import FLEET_MOTION, POSE_TYPES, PositionBook
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
 from app.station.role import role_of
-from app.station.vitals import UPLINK_MEMBERS, VitalsBook
+from app.station.vitals import UPLINK_EVENTS, UPLINK_MEMBERS, VitalsBook
 
 if TYPE_CHECKING:  # logs are read only when one is opened: numpy stays off the start-up path
     from app.record.format import LivelinessEvent
@@ -101,15 +101,20 @@ class Station:
                              refusal=self.authority.permit, root=root)
         self.commands = Commander(self.outbox, root, refusal=self.authority.permit)
         self._vitals = self.feeds.consumer("vitals", on_sample=self._on_vital)
+        # States (a battery, a status, a pose) are read newest-first, each key's newest
+        # sample when its turn comes: a station behind a thousand robots catches up instead
+        # of queueing minutes of them. Events (faults, messages, missions) are read whole.
         self._vitals.want({
-            Stream(f"{root}/*/{vital.suffix}", vital.type_name) for vital in VITALS
+            Stream(f"{root}/*/{vital.suffix}", vital.type_name, newest=True)
+            for vital in VITALS
         } | {
-            Stream(f"{root}/*/uplink/{UPLINK_SEGMENTS[member]}", "fleet.Uplink")
+            Stream(f"{root}/*/uplink/{UPLINK_SEGMENTS[member]}", "fleet.Uplink",
+                   newest=member not in UPLINK_EVENTS)
             for member in UPLINK_MEMBERS
-        } | {Stream(f"{root}/**", BOW_BATTERY[0])} | {
+        } | {Stream(f"{root}/**", BOW_BATTERY[0], newest=True)} | {
             # every robot's own pose (fleet motion is an uplink above): small keys, heard
             # anyway; passive, so the fleet map never makes the station listen to more
-            Stream(f"{root}/**", type_name, passive=True)
+            Stream(f"{root}/**", type_name, passive=True, newest=True)
             for type_name in POSE_TYPES if type_name != FLEET_MOTION
         })
         self._thread = threading.Thread(target=self._run, name="station", daemon=True)

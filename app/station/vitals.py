@@ -418,3 +418,6 @@ _UPLINK: dict[str, Callable[..., Any]] = {
 }
 # The fleet uplink segments whose messages are vitals (app.bus.keys.UPLINK_SEGMENTS).
 UPLINK_MEMBERS = tuple(_UPLINK)
+# Those whose every message counts (a fault raised and cleared, a message said): the others
+# say a state, and only the newest matters.
+UPLINK_EVENTS = frozenset({"message", "fault"})

@@ -281,6 +281,45 @@ def test_a_stream_consumer_is_told_which_samples_a_newer_one_already_follows(
     assert any(superseded for _, superseded in seen[1:-1])
 
 
+def test_a_newest_stream_takes_the_newest_sample_when_its_turn_comes_an_every_stream_all(
+        station, robot) -> None:
+    every: list[int] = []
+    newest: list[int] = []
+    holding = threading.Event()
+    gate = threading.Event()
+
+    def slow_reader(delivery) -> None:
+        holding.set()
+        gate.wait(5)  # the first sample holds the lane while the rest arrive behind it
+        every.append(int(delivery.message().root.unixTimeMs))
+
+    reader = station.consumer("events", on_sample=slow_reader)
+    reader.want({Stream(FAST)})
+    state = station.consumer("state", on_sample=lambda d: newest.append(
+        int(d.message().root.unixTimeMs)))
+    state.want({Stream(FAST, "fleet.Uplink", newest=True)})
+    wait_until_heard(robot, FAST)
+    publisher = Publisher(robot, FAST, "fleet.Uplink", Traffic.COMMAND)
+    try:
+        wait_for(lambda: holding.is_set()
+                 or (publisher.put(uplink(0)) > 0 and holding.wait(0.05)), timeout=5)
+        heard = station.topics()[FAST].count
+        for n in range(1, 6):
+            publisher.put(uplink(n))
+        wait_for(lambda: station.topics()[FAST].count >= heard + 5, timeout=5)
+        gate.set()
+        wait_for(lambda: bool(every) and every[-1] == 5 and bool(newest)
+                 and newest[-1] == 5, timeout=5)
+    finally:
+        gate.set()
+        publisher.close()
+        reader.close()
+        state.close()
+    first = every.count(0)  # the first sample, maybe sent more than once
+    assert every == [0] * first + list(range(1, 6))  # every sample, in order
+    assert newest == [0] * newest.count(0) + [5]  # the state: the newest, once caught up
+
+
 def test_a_key_a_panel_wants_first_still_reaches_the_streams_on_expressions(
         station, robot) -> None:
     """The vitals' streams on ``fleet/*/uplink/...`` and a panel's Latest on one of those
