@@ -9,11 +9,19 @@ With ``--contract-robot`` first, the window is 1920×1080 and connects (``--no-s
 
     xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python scripts/screenshot.py \
         --contract-robot [LAYOUT [OUTPUT.png]]
+
+With ``--depot N`` first, it connects as a client to a depot of N light robots
+(``fieldstation sim --fleet N --light``, a process of its own; default output
+``docs/depot.png``), after 30 s:
+
+    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python scripts/screenshot.py \
+        --depot 1000 [LAYOUT [OUTPUT.png]]
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -25,6 +33,8 @@ from PySide6.QtCore import QTimer
 REPO = Path(__file__).resolve().parents[1]
 OUTPUT = REPO / "docs" / "screenshot.png"
 CONTRACT_OUTPUT = REPO / "docs" / "contract_robot.png"
+DEPOT_OUTPUT = REPO / "docs" / "depot.png"
+DEPOT_SETTLE_MS = 30000  # a thousand robots announce, their catalogs come in one query
 SETTLE_MS = 9000  # robots announce, catalogs arrive, plots fill
 
 
@@ -60,16 +70,29 @@ def take(arrange: Callable[[Any], None], output: Path, settle_ms: int = SETTLE_M
 def main() -> int:
     args = sys.argv[1:]
     contract = bool(args) and args[0] == "--contract-robot"
-    args = args[1:] if contract else args
+    depot = int(args[1]) if len(args) > 1 and args[0] == "--depot" else 0
+    args = args[1:] if contract else args[2:] if depot else args
     layout = args[0] if args else "Field laptop"
-    output = Path(args[1]) if len(args) > 1 else CONTRACT_OUTPUT if contract else OUTPUT
-    size = (1920, 1080) if contract else (1600, 960)
+    output = Path(args[1]) if len(args) > 1 else CONTRACT_OUTPUT if contract else \
+        DEPOT_OUTPUT if depot else OUTPUT
+    size = (1920, 1080) if contract or depot else (1600, 960)
 
     def arrange(window: Any) -> None:
         window.resize(*size)
         window.load_named_layout(layout)
         window.show()
 
+    if depot:
+        from app.station.connection import free_loopback_endpoint
+
+        endpoint = free_loopback_endpoint()
+        sim = subprocess.Popen([sys.executable, "-m", "app.cli", "sim", "--fleet", str(depot),
+                                "--light", "--listen", endpoint], cwd=REPO)
+        try:
+            return take(arrange, output, settle_ms=DEPOT_SETTLE_MS, endpoints=[endpoint])
+        finally:
+            sim.terminate()
+            sim.wait(20)
     if not contract:
         return take(arrange, output)
     sys.path.insert(0, str(REPO))
