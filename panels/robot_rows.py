@@ -63,35 +63,44 @@ class RobotRows:
         self.facts: dict[str, Facts] = {}
         self.behind = False  # robots' rows are owed: call update again (a deadline passed)
         self._tables: tuple[object, object] | None = None  # the robots and vitals last read
+        self._resume = 0  # where in the robots the next update starts after a deadline
 
     def update(self, robots: Sequence[RobotInfo], vitals: Mapping[str, RobotVitals],
                now: float, active: str | None, deadline: float | None = None) -> set[str]:
         """The rows and facts of ``robots`` at ``now``; returns the ids whose facts changed
         (or are new). With a ``deadline`` (``time.perf_counter()``), the robots whose turn
-        had not come by then keep their rows until a later call with the same robots and
-        vitals, which makes only those (``behind`` says some are owed); a new robot, and one
-        that becomes or stops being the active one, are always made."""
+        had not come by then keep their rows (``behind`` says some are owed); the next call
+        starts where this one stopped, whatever tables it brings, so with tables coming
+        faster than a whole pass every robot still gets its turn. Given the same robots and
+        vitals again, only the rows owed are made. A new robot, and one that becomes or
+        stops being the active one, are always made."""
         again = self._tables is not None and robots is self._tables[0] \
             and vitals is self._tables[1]
         self._tables = (robots, vitals)
-        made: dict[str, _Made] = {}
+        count = len(robots)
+        start = self._resume if self._resume < count else 0
+        fresh: dict[str, _Made] = {}
         changed: set[str] = set()
-        late = owed = False
+        late = False
+        stopped_at: int | None = None
         done = 0
-        for robot in robots:
-            robot_id = robot.robot_id
-            was = self._made.get(robot_id)
-            if was is not None and was.active == (robot_id == active) and (
+        for step in range(count):
+            index = (start + step) % count
+            robot = robots[index]
+            was = self._made.get(robot.robot_id)
+            if was is not None and was.active == (robot.robot_id == active) and (
                     late or (again and was.robot is robot)):
-                made[robot_id] = was  # owed (late), or made already from these very tables
-                owed = owed or late
-                continue
-            made[robot_id] = _remade(robot, was, vitals, now, active, changed)
+                if late and stopped_at is None:
+                    stopped_at = index
+                continue  # owed (late), or made already from these very tables
+            fresh[robot.robot_id] = _remade(robot, was, vitals, now, active, changed)
             done += 1
             if deadline is not None and done % DEADLINE_EVERY == 0 \
                     and time.perf_counter() > deadline:
                 late = True
-        self.behind = owed
+        self.behind, self._resume = stopped_at is not None, stopped_at or 0
+        made = {robot.robot_id: fresh.get(robot.robot_id) or self._made[robot.robot_id]
+                for robot in robots}
         self._made = made
         self.rows = [m.row for m in made.values()]
         self.facts = {robot_id: m.facts for robot_id, m in made.items()}

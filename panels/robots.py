@@ -94,11 +94,6 @@ class RobotsPanel(PanelBase):
         self._filled = True
         changed = self._rows.update(self._robots, self._vitals, self._now, self._active,
                                     time.perf_counter() + ROWS_BUDGET_S)
-        # The list is painted once the rows owed are made, not at each share of them: a
-        # repaint of the list costs as much as a share.
-        viewport = self.view.viewport()
-        if self._rows.behind == viewport.updatesEnabled():
-            viewport.setUpdatesEnabled(not self._rows.behind)
         for robot_id in changed:
             self._headings.pop(robot_id, None)
         if self._shown.keys() == self._rows.facts.keys():

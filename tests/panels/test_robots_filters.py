@@ -369,3 +369,15 @@ def test_rows_owed_after_a_deadline_come_on_the_next_calls_active_and_new_ones_a
         assert calls <= 100
     assert calls > 1
     assert {r.cells[BATTERY].text for r in rows_.rows if r.key != "rover-999"} == {"70 %"}
+
+
+def test_with_tables_coming_faster_than_a_whole_pass_every_robot_still_gets_its_turn(
+) -> None:
+    rows_ = RobotRows()
+    robots = [robot(f"rover-{i}", NOW) for i in range(1, 101)]
+    rows_.update(robots, {}, NOW, None)
+    for call in range(1, 11):  # each call new tables, each cut short by its deadline
+        rows_.update(drained(robots, float(call), NOW + call), {}, NOW + call, None,
+                     deadline=0.0)
+    assert rows_.behind
+    assert all(r.cells[BATTERY].text != "80 %" for r in rows_.rows)  # none left behind
