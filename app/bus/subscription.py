@@ -135,24 +135,12 @@ class Subscription:
             self._on_sample(raw)
 
     def _hand_on(self, sample: Any) -> None:
-        arrival = time.monotonic()
         key = str(sample.key_expr)
         encoding = str(sample.encoding)
         size = len(sample.payload) + (len(sample.attachment)
                                       if sample.attachment is not None else 0)
-        with self._lock:
-            self._seq += 1
-            seq = self._seq
-            stats = self._counts.stats_for(key)
-            stats.record(arrival, size, encoding)
-        assert self._route is not None
-        target = self._route(key, encoding, size)
-        if target is None:
-            return
-        raw = _materialise(sample, seq, arrival, key, encoding)
-        with self._lock:
-            stats.copied_bytes += size
-        target(raw)
+        self._count_and_route(key, encoding, size, lambda seq, arrival: _materialise(
+            sample, seq, arrival, key, encoding))
 
     def offer(self, key: str, encoding: str, payload: bytes, attachment: bytes | None,
               stamp: Any = None) -> None:
@@ -161,8 +149,15 @@ class Subscription:
         routed subscription only)."""
         if not self._listening:
             return  # closed
-        arrival = time.monotonic()
         size = len(payload) + (len(attachment) if attachment is not None else 0)
+        self._count_and_route(key, encoding, size, lambda seq, arrival: RawSample(
+            key, encoding, payload, attachment, arrival, time.time(), stamp, seq))
+
+    def _count_and_route(self, key: str, encoding: str, size: int,
+                         make: Callable[[int, float], RawSample]) -> None:
+        """Counts a sample on its key; hands it, made by ``make(seq, arrival)`` only then, to
+        where the route sends it."""
+        arrival = time.monotonic()
         with self._lock:
             self._seq += 1
             seq = self._seq
@@ -172,9 +167,10 @@ class Subscription:
         target = self._route(key, encoding, size)
         if target is None:
             return
+        raw = make(seq, arrival)
         with self._lock:
             stats.copied_bytes += size
-        target(RawSample(key, encoding, payload, attachment, arrival, time.time(), stamp, seq))
+        target(raw)
 
     def take(self) -> list[RawSample]:
         """The samples that arrived since the last take, oldest first."""
