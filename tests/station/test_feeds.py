@@ -8,6 +8,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 import zenoh
@@ -244,6 +245,28 @@ def test_converter_options_reach_the_converter_and_prompt_values_wake_the_displa
         consumer.close()
 
 
+@contextmanager
+def five_behind_a_held_sample(station: Station, robot: BusSession, holding: threading.Event,
+                              gate: threading.Event) -> Iterator[None]:
+    """Sample 0 on FAST until a slow reader holds the lane with it (sent again until it
+    does: a publisher just declared may not be matched yet), then 1 to 5, which the station
+    hears and queues behind it; then the reader is let go (``gate``)."""
+    wait_until_heard(robot, FAST)
+    publisher = Publisher(robot, FAST, "fleet.Uplink", Traffic.COMMAND)
+    try:
+        wait_for(lambda: holding.is_set()
+                 or (publisher.put(uplink(0)) > 0 and holding.wait(0.05)), timeout=5)
+        heard = station.topics()[FAST].count
+        for n in range(1, 6):
+            publisher.put(uplink(n))
+        wait_for(lambda: station.topics()[FAST].count >= heard + 5, timeout=5)  # all queued
+        gate.set()
+        yield
+    finally:
+        gate.set()
+        publisher.close()
+
+
 def test_a_stream_consumer_is_told_which_samples_a_newer_one_already_follows(
         station, robot) -> None:
     seen: list[tuple[int, bool]] = []
@@ -257,22 +280,10 @@ def test_a_stream_consumer_is_told_which_samples_a_newer_one_already_follows(
 
     consumer = station.consumer("test", on_sample=slow_reader)
     consumer.want({Stream(FAST)})
-    wait_until_heard(robot, FAST)
-    publisher = Publisher(robot, FAST, "fleet.Uplink", Traffic.COMMAND)
     try:
-        # The first sample is in the reader's hands (sent again until it is: a publisher
-        # just declared may not be matched yet), so the next five queue behind it.
-        wait_for(lambda: holding.is_set()
-                 or (publisher.put(uplink(0)) > 0 and holding.wait(0.05)), timeout=5)
-        heard = station.topics()[FAST].count
-        for n in range(1, 6):
-            publisher.put(uplink(n))
-        wait_for(lambda: station.topics()[FAST].count >= heard + 5, timeout=5)  # all queued
-        gate.set()
-        wait_for(lambda: bool(seen) and seen[-1][0] == 5, timeout=5)
+        with five_behind_a_held_sample(station, robot, holding, gate):
+            wait_for(lambda: bool(seen) and seen[-1][0] == 5, timeout=5)
     finally:
-        gate.set()
-        publisher.close()
         consumer.close()
     numbers = [n for n, _ in seen]
     first = numbers.count(0)  # the first sample, maybe sent more than once
@@ -298,21 +309,11 @@ def test_a_newest_stream_takes_the_newest_sample_when_its_turn_comes_an_every_st
     state = station.consumer("state", on_sample=lambda d: newest.append(
         int(d.message().root.unixTimeMs)))
     state.want({Stream(FAST, "fleet.Uplink", newest=True)})
-    wait_until_heard(robot, FAST)
-    publisher = Publisher(robot, FAST, "fleet.Uplink", Traffic.COMMAND)
     try:
-        wait_for(lambda: holding.is_set()
-                 or (publisher.put(uplink(0)) > 0 and holding.wait(0.05)), timeout=5)
-        heard = station.topics()[FAST].count
-        for n in range(1, 6):
-            publisher.put(uplink(n))
-        wait_for(lambda: station.topics()[FAST].count >= heard + 5, timeout=5)
-        gate.set()
-        wait_for(lambda: bool(every) and every[-1] == 5 and bool(newest)
-                 and newest[-1] == 5, timeout=5)
+        with five_behind_a_held_sample(station, robot, holding, gate):
+            wait_for(lambda: bool(every) and every[-1] == 5 and bool(newest)
+                     and newest[-1] == 5, timeout=5)
     finally:
-        gate.set()
-        publisher.close()
         reader.close()
         state.close()
     first = every.count(0)  # the first sample, maybe sent more than once
