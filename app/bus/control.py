@@ -21,6 +21,7 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from app.codec.buffers import Attachment, HeldBuffers
 from app.codec.registry import registry
 
 CONTROL = "control"
@@ -97,10 +98,10 @@ def issuer_attachment(station_id: str) -> bytes:
     return attachment.to_bytes()
 
 
-def issuer_of(attachment: bytes | None) -> str:
+def issuer_of(attachment: Attachment | None) -> str:
     """The station id a command's attachment names ("" when it names none, or is not a
     ``transport.Buffers``)."""
-    if not attachment:
+    if not attachment or isinstance(attachment, HeldBuffers):
         return ""
     try:
         with registry().struct(BUFFERS).from_bytes(

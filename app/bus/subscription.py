@@ -26,6 +26,7 @@ from typing import Any
 from app.bus.drain import Drain
 from app.bus.session import BusSession
 from app.bus.stats import TopicCounts, TopicStats
+from app.codec.buffers import Attachment
 from app.codec.decode import DecodedMessage, decode
 from app.codec.errors import DecodeError
 
@@ -35,7 +36,7 @@ class RawSample:
     key: str
     encoding: str
     payload: bytes
-    attachment: bytes | None
+    attachment: Attachment | None  # HeldBuffers: said within this process
     arrival: float  # time.monotonic() at receipt
     received: float  # time.time() at receipt
     stamp: Any  # the zenoh Timestamp, when the publisher set one
@@ -142,7 +143,7 @@ class Subscription:
         self._count_and_route(key, encoding, size, lambda seq, arrival: _materialise(
             sample, seq, arrival, key, encoding))
 
-    def offer(self, key: str, encoding: str, payload: bytes, attachment: bytes | None,
+    def offer(self, key: str, encoding: str, payload: bytes, attachment: Attachment | None,
               stamp: Any = None) -> None:
         """A sample said within this process (a ROS 2 robot's, translated): counted and
         handed on as if heard on ``key``, without the copies of a put and of its taking (a

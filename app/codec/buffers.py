@@ -8,8 +8,10 @@ message by hand instead, with the bounds checks Cap'n Proto makes, far pointers 
 is asked for, so decoding costs the same for 1 buffer or a million.
 
 Writing (``encode_buffers``, with ``fill_tensor`` for the ``TensorProto`` that names a
-buffer) lays the message out directly, so each buffer's bytes are copied exactly once. numpy
-is imported only when an array is handed in: reading stays on the window's start-up path.
+buffer) lays the message out directly, so each buffer's bytes are copied exactly once. An
+attachment said within this process (``HeldBuffers``) is not written at all until its bytes
+are asked for: the panels read its buffers where they lie. numpy is imported only when an
+array is handed in: reading stays on the window's start-up path.
 """
 
 from __future__ import annotations
@@ -81,12 +83,42 @@ class Buffers(Sequence[memoryview]):
 NO_BUFFERS = Buffers([], 0, 0, 0)
 
 
-def read_buffers(attachment: bytes | bytearray | memoryview) -> Buffers:
+class HeldBuffers:
+    """An attachment said within this process (a ROS 2 sample, translated): its buffers as
+    they lie, read there by the panels, and written out as a ``transport.Buffers`` message
+    only when its bytes are asked for (``bytes()``: a recorder, a put). ``len()`` is the
+    length those bytes would have."""
+
+    __slots__ = ("_size", "views")
+
+    def __init__(self, buffers: Sequence[bytes | bytearray | memoryview | np.ndarray]) -> None:
+        self.views = tuple(_byte_view(buffer).toreadonly() for buffer in buffers)
+        self._size = buffers_layout([len(view) for view in self.views])[0]
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __bytes__(self) -> bytes:
+        return encode_buffers(self.views)
+
+
+Attachment = bytes | HeldBuffers  # a sample's attachment: as heard, or said in the process
+
+
+def attachment_bytes(attachment: Attachment | None) -> bytes | None:
+    """The attachment as it goes on the wire or into a log."""
+    return bytes(attachment) if isinstance(attachment, HeldBuffers) else attachment
+
+
+def read_buffers(attachment: bytes | bytearray | memoryview | HeldBuffers
+                 ) -> Sequence[memoryview]:
     """The buffers of a ``transport.Buffers`` message; MalformedMessage unless its root and
     its list of buffers are where the framing says."""
     if len(attachment) > ATTACHMENT.max_bytes:
         raise OversizedMessage(f"attachment of {len(attachment)} bytes, "
                                f"limit {ATTACHMENT.max_bytes}")
+    if isinstance(attachment, HeldBuffers):
+        return attachment.views
     segments = [segment.toreadonly() for segment in split_segments(attachment)]
     root = _follow(segments, 0, 0)
     if root is None:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.codec.buffers import NO_BUFFERS, read_buffers
+from app.codec.buffers import NO_BUFFERS, HeldBuffers, read_buffers
 from app.codec.data_view import data_array
 from app.codec.errors import (
     LimitExceeded,
@@ -131,7 +131,7 @@ def read_root(struct_type: Any, payload: bytes | memoryview, limits: Limits) -> 
 def decode(
     encoding: str,
     payload: bytes | memoryview,
-    attachment: bytes | memoryview | None = None,
+    attachment: bytes | memoryview | HeldBuffers | None = None,
     reg: SchemaRegistry | None = None,
 ) -> DecodedMessage:
     reg = reg or registry()

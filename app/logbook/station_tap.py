@@ -17,6 +17,7 @@ from typing import Protocol
 from app.bus.catalog import CATALOG_TYPE
 from app.bus.keys import catalog_key, robot_key
 from app.bus.subscription import RawSample
+from app.codec.buffers import Attachment
 from app.record.format import LivelinessEvent, LoggedSample
 from app.station.interests import Stream
 from app.station.robots import RobotInfo
@@ -30,7 +31,7 @@ class Sink(Protocol):
 
     def offer_sample(self, sample: RawSample) -> bool: ...
 
-    def offer(self, key: str, encoding: str, payload: bytes, attachment: bytes | None,
+    def offer(self, key: str, encoding: str, payload: bytes, attachment: Attachment | None,
               received_s: float, source_time_s: float | None) -> bool: ...
 
     def offer_liveliness(self, key: str, alive: bool, received_s: float) -> None: ...

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.bus.subscription import RawSample
+from app.codec.buffers import Attachment
 from app.record.format import LivelinessEvent, LoggedSample
 from app.record.sink import McapSink
 
@@ -21,7 +22,7 @@ Entry = LoggedSample | LivelinessEvent
 # payload, attachment, publish ns) or (log ns, size, key, alive): the garbage collector
 # stops tracking such tuples, where a minute of a hundred robots' samples as objects made
 # each of its full passes stall the window for half a second.
-_Kept = tuple[int, int, str, str, bytes, bytes | None, int] | tuple[int, int, str, bool]
+_Kept = tuple[int, int, str, str, bytes, Attachment | None, int] | tuple[int, int, str, bool]
 
 
 def _entry(kept: _Kept) -> Entry:
@@ -42,7 +43,7 @@ class BlackBox:
         self._newest_ns = 0
         self._lock = threading.Lock()
 
-    def offer(self, key: str, encoding: str, payload: bytes, attachment: bytes | None,
+    def offer(self, key: str, encoding: str, payload: bytes, attachment: Attachment | None,
               received_s: float, source_time_s: float | None) -> bool:
         log_ns = int(received_s * 1e9)
         publish_ns = log_ns if source_time_s is None else int(source_time_s * 1e9)

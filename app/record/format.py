@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import functools
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.codec.buffers import Attachment, attachment_bytes
 from app.codec.decode import ENCODING_PREFIX
 from schemas.loader import FAMILIES, PACKAGED_FAMILIES, SCHEMA_DIR
 
@@ -34,7 +35,7 @@ class LoggedSample:
     key: str
     encoding: str  # the zenoh encoding
     payload: bytes
-    attachment: bytes | None
+    attachment: Attachment | None
     log_time_ns: int
     publish_time_ns: int
 
@@ -65,14 +66,14 @@ class ForeignError(Exception):
 
 
 # The capnp payload and attachment of one sample
-Translated = tuple[bytes, bytes | None]
+Translated = tuple[bytes, Attachment | None]
 
 
 class ForeignChannel(Protocol):
     key: str  # the key it plays on, fleet/<robotId>/<...>
     encoding: str  # the zenoh encoding of what translate returns
 
-    def translate(self, data: bytes) -> Translated | list[Translated]:
+    def translate(self, data: bytes) -> Translated | Sequence[Translated]:
         """The sample one message makes, or a list of the samples it makes (a ROS
         DiagnosticArray is one fault per status); raises ForeignError."""
         ...
@@ -125,7 +126,7 @@ def is_attached(message_encoding: str, metadata: dict[str, str]) -> bool:
         message_encoding == ZENOH and metadata.get(META_ATTACHMENT) == "true")
 
 
-def encode_message(payload: bytes, attachment: bytes | None,
+def encode_message(payload: bytes, attachment: Attachment | None,
                    zenoh_encoding: str | None = None) -> tuple[str, bytes]:
     """(MCAP message encoding, message data) for one sample (of a Cap'n Proto encoding
     unless ``zenoh_encoding`` says otherwise)."""
@@ -133,7 +134,8 @@ def encode_message(payload: bytes, attachment: bytes | None,
     encoding = message_encoding(zenoh_encoding, attached)
     if attachment is None:
         return encoding, payload
-    return encoding, b"".join((_LENGTH.pack(len(payload)), payload, attachment))
+    return encoding, b"".join((_LENGTH.pack(len(payload)), payload,
+                               attachment_bytes(attachment) or b""))
 
 
 def decode_message(data: bytes | memoryview, attached: bool) -> tuple[bytes, bytes | None]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import heapq
 import os
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from app.record.format import (
     LivelinessEvent,
     LogError,
     LoggedSample,
+    Translated,
     Translator,
 )
 from app.record.index import (
@@ -273,7 +274,8 @@ class LogReader:
                 if not failures:
                     self.problems.append(f"{route.key}: a message cannot be translated: {exc}")
                 return []
-            parts = [translated] if isinstance(translated, tuple) else translated
+            parts: Sequence[Translated] = [translated] if isinstance(translated, tuple) \
+                else translated
         else:
             try:
                 parts = [fmt.decode_message(data, route.attached)]

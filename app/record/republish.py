@@ -17,6 +17,7 @@ import zenoh
 from app.bus.keys import DEFAULT_ROOT, robot_of
 from app.bus.publisher import Traffic
 from app.bus.session import BusSession
+from app.codec.buffers import attachment_bytes
 from app.record.format import LivelinessEvent, LoggedSample
 from app.record.player import LogPlayer
 from app.record.reader import LogReader
@@ -65,7 +66,7 @@ class Republisher:
                 sample.key, encoding=zenoh.Encoding(sample.encoding), priority=qos.priority,
                 congestion_control=zenoh.CongestionControl.BLOCK,  # a replay drops nothing
                 reliability=qos.reliability))
-        publisher.put(sample.payload, attachment=sample.attachment)
+        publisher.put(sample.payload, attachment=attachment_bytes(sample.attachment))
         self.sent += 1
 
     def _serve_catalog(self, sample: LoggedSample) -> None:

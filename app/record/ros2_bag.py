@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from app.codec.decode import encoding_for
@@ -99,7 +100,7 @@ class CdrChannel:
         self.types = types
         self.robot_id = robot_id
 
-    def translate(self, data: bytes) -> list[Translated]:
+    def translate(self, data: bytes) -> Sequence[Translated]:
         try:
             message = self.types.decode(self.ros_type, data)
             said = translate(self.translation, self.ros_type, message, self.robot_id)

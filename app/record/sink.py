@@ -8,6 +8,7 @@ from typing import BinaryIO
 
 from mcap.writer import CompressionType, Writer
 
+from app.codec.buffers import Attachment
 from app.record import format as fmt
 
 COMPRESSIONS = {"lz4": CompressionType.LZ4, "zstd": CompressionType.ZSTD,
@@ -43,7 +44,8 @@ class McapSink:
         self._chunk_opened = 0.0  # time.monotonic() of the open chunk's first message
         self.messages = 0
 
-    def write_sample(self, key: str, encoding: str, payload: bytes, attachment: bytes | None,
+    def write_sample(self, key: str, encoding: str, payload: bytes,
+                     attachment: Attachment | None,
                      log_time_ns: int, publish_time_ns: int) -> None:
         attached = attachment is not None
         channel = self._channels.get((key, encoding, attached))

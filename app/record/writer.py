@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from app.bus.subscription import RawSample
+from app.codec.buffers import Attachment
 from app.record import format as fmt
 from app.record.sink import CHUNK_BYTES, CHUNK_S, McapSink, compression_type
 
@@ -23,7 +24,7 @@ FSYNC_EVERY_S = 1.0  # at most this often, so a power cut loses about as much as
 _ITEM_OVERHEAD = 200  # what a queued item costs beyond its bytes
 
 # (key, encoding, payload, attachment, log ns, publish ns); liveliness: (key, alive, log ns)
-_Sample = tuple[str, str, bytes, bytes | None, int, int]
+_Sample = tuple[str, str, bytes, Attachment | None, int, int]
 _Liveliness = tuple[str, bool, int]
 
 
@@ -90,7 +91,7 @@ class Recorder:
         self._thread.start()
 
     # -- any thread ---------------------------------------------------------------
-    def offer(self, key: str, encoding: str, payload: bytes, attachment: bytes | None,
+    def offer(self, key: str, encoding: str, payload: bytes, attachment: Attachment | None,
               received_s: float, source_time_s: float | None) -> bool:
         """Queues one sample; False when it was dropped (queue full, writing stopped by an
         error), counted per key. After close() it is refused, not counted."""

@@ -20,6 +20,7 @@ import zenoh
 import zenoh.ext
 
 from app.bus.session import BusSession
+from app.codec.buffers import HeldBuffers, attachment_bytes
 from app.codec.decode import encoding_for
 from app.codec.errors import DecodeError, MalformedMessage
 from app.ros2.cdr import RosTypes
@@ -34,7 +35,7 @@ LATE_JOINER_SAMPLES = 100
 
 # Where a translated sample goes instead of a put, within the station's process: (fleet key,
 # encoding, payload, attachment, the publisher's zenoh timestamp or None)
-Deliver = Callable[[str, str, bytes, bytes | None, zenoh.Timestamp | None], None]
+Deliver = Callable[[str, str, bytes, HeldBuffers | None, zenoh.Timestamp | None], None]
 
 
 class InboundStream:
@@ -117,7 +118,8 @@ class InboundStream:
                     if self._deliver is not None:
                         self._deliver(self.fleet_key, self._encoding, said, attachment, stamp)
                     else:
-                        self._publisher.put(said, attachment=attachment, timestamp=stamp)
+                        self._publisher.put(said, attachment=attachment_bytes(attachment),
+                                            timestamp=stamp)
         except DecodeError as exc:
             self._count_error(self.fleet_key, exc)
         except zenoh.ZError:

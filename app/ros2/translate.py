@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import capnp
 
-from app.codec.buffers import encode_buffers
+from app.codec.buffers import HeldBuffers
 from app.codec.registry import registry
 from app.ros2 import detections, generic, markers
 
@@ -61,12 +61,12 @@ _HEALTHS, _TECHNOLOGIES = 9, 7  # the fleet enums' sizes (a newer ROS value: unk
 
 
 # One translated sample: its payload, and its attachment (a ``transport.Buffers``) or None
-Said = tuple[bytes, bytes | None]
+Said = tuple[bytes, HeldBuffers | None]
 
 
 def _bytes_of(array: Any) -> memoryview:
-    """A numpy array's bytes as they lie (copied once, into the message or the attachment, by
-    the caller)."""
+    """A numpy array's bytes as they lie (copied by the caller into the message, or held in
+    the attachment until its bytes are asked for)."""
     return memoryview(array).cast("B")
 
 
@@ -307,7 +307,7 @@ def translate(translation: Translation, ros_type: str, msg: Any, robot_id: str
         if not translation.uplink:
             builder = struct.new_message()
             buffers = translation.fill(builder, msg)
-            return [(builder.to_bytes(), encode_buffers(buffers) if buffers else None)]
+            return [(builder.to_bytes(), HeldBuffers(buffers) if buffers else None)]
         sent_ms = _stamp_ms(msg) or time.time_ns() // 10**6  # a log's own time in playback
         samples: list[Said] = []
         for fill in translation.fill(msg):

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from app.codec.buffers import encode_buffers
+from app.codec.buffers import HeldBuffers, encode_buffers
 from app.codec.decode import decode, encoding_for
 from app.codec.registry import registry
 from app.convert.models import Grid, PointCloud, Poses, SceneChange, Transforms
@@ -235,6 +235,26 @@ def test_point_cloud_points_in_the_attachment_are_viewed_there() -> None:
         decode(encoding_for("foxglove.PointCloud"), message.to_bytes(), attachment))
     assert result.dropped == 0 and result.xyz[1, 2] == 8
     assert np.shares_memory(result.xyz, np.frombuffer(attachment, np.uint8))  # not copied
+
+
+def test_point_cloud_points_held_in_the_process_are_viewed_where_they_lie() -> None:
+    rec = records([("x", "<f4", 0), ("y", "<f4", 4), ("z", "<f4", 8)], 12, 3)
+    rec["x"], rec["y"], rec["z"] = [1, 2, 3], [4, 5, 6], [7, 8, 9]
+    message = cloud(rec, dict.fromkeys("xyz", "float32"))
+    message.data = b""
+    lying = bytearray(rec.tobytes())  # where a translated ROS 2 cloud's CDR put them
+    held = HeldBuffers([lying])
+    payload = message.to_bytes()
+    result = get_converter("foxglove.point_cloud")(
+        decode(encoding_for("foxglove.PointCloud"), payload, held))
+    np.testing.assert_array_equal(result.xyz, [[1, 4, 7], [2, 5, 8], [3, 6, 9]])
+    assert np.shares_memory(result.xyz, np.frombuffer(lying, np.uint8))  # not copied
+    # as bytes (a recorder, a put): the attachment a robot would send, the same points
+    said = bytes(held)
+    assert said == encode_buffers([rec.tobytes()]) and len(held) == len(said)
+    again = get_converter("foxglove.point_cloud")(
+        decode(encoding_for("foxglove.PointCloud"), payload, said))
+    np.testing.assert_array_equal(again.xyz, result.xyz)
 
 
 def test_point_cloud_pose_is_applied() -> None:

@@ -224,12 +224,20 @@ def test_a_robot_whose_topics_come_one_by_one_is_heard_whole(free_endpoint: str)
 
 
 def test_a_ros2_robot_is_recorded_as_any_robot(station: Station, tmp_path: Path) -> None:
+    points = f"fleet/{ROBOT}/points"
     wait_for(lambda: (r := station.robot(ROBOT)) is not None and r.last_data, 15)
     recorder = Recorder(tmp_path / "ros2.mcap")
+
+    def heard(key: str) -> int:
+        stats = station.topics().get(key)
+        return stats.count if stats is not None else 0
+
+    clouds_before = heard(points)
     tap = StationTap(station, recorder)
     try:  # what the station hears of it: its translated topics, its own-struct imu too
         imu = f"fleet/{ROBOT}/imu"
         wait_for(lambda: imu in station.topics() and station.topics()[imu].count >= 20, 10)
+        wait_for(lambda: heard(points) >= clouds_before + 2, 10)  # one since the tap, whole
     finally:
         tap.close()
         recorder.close()
@@ -237,5 +245,10 @@ def test_a_ros2_robot_is_recorded_as_any_robot(station: Station, tmp_path: Path)
         types = {c.key: c.type_name for c in reader.channels()}
         assert types[imu] == "ros2.sensor_msgs/msg/Imu" and types[SCAN] == "foxglove.LaserScan"
         sample = next(iter(reader.samples(keys=[imu])))
+        logged_cloud = next(iter(reader.samples(keys=[points])))
     message = decode(sample.encoding, sample.payload, sample.attachment)
     assert get_path(message.root, "linearAcceleration.z") == pytest.approx(GRAVITY)
+    # the cloud's points, held in the process where the CDR put them, are written out whole
+    cloud = get_converter("foxglove.point_cloud")(
+        decode(logged_cloud.encoding, logged_cloud.payload, logged_cloud.attachment))
+    assert len(cloud) == 2000 and (cloud.xyz[:, 0] == 4.0).all()
