@@ -115,10 +115,10 @@ def laser_scan(builder: Any, msg: Any) -> None:
     count = len(msg.ranges)
     builder.startAngle = msg.angle_min
     builder.endAngle = msg.angle_min + msg.angle_increment * max(count - 1, 0)
-    # the ROS convention: out of [range_min, range_max] is no return
-    ranges = [r if msg.range_min <= r <= msg.range_max else math.inf
-              for r in msg.ranges.tolist()]
-    builder.ranges = ranges
+    # the ROS convention: out of [range_min, range_max] (NaN too) is no return
+    ranges = msg.ranges.astype("f8")
+    ranges[~((ranges >= msg.range_min) & (ranges <= msg.range_max))] = math.inf
+    builder.ranges = ranges.tolist()
     builder.intensities = msg.intensities.tolist()
 
 
