@@ -127,7 +127,7 @@ def run() -> list[str]:
 
     assert np.array_equal(ours(), xyzi[:, :3])
     raw = xyzi.tobytes()
-    repeats = iterations(15, 2)
+    repeats = 15  # a millisecond each: short mode keeps them all, the medians are steadier
     cloud, copy = [], []
     for _ in range(3):  # interleaved rounds, so load drifts hit both alike
         copy.append(median_time(lambda: np.frombuffer(raw, np.float32).copy(), repeats))
