@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import zenoh
@@ -86,6 +87,7 @@ def command_keys(robot_id: str, member: str, root: str = DEFAULT_ROOT) -> list[s
     return [key, *(f"{key}/{role}" for role in ROLE_KEYED_ROLES)]
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a depot's keys, asked on every sample of them
 def robot_of(key: str, root: str = DEFAULT_ROOT) -> str | None:
     """The robot id a key belongs to, or None if it is not under ``root/<id>``."""
     parts = key.split("/")
