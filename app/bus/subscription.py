@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -136,8 +137,10 @@ class Subscription:
             self._on_sample(raw)
 
     def _hand_on(self, sample: Any) -> None:
-        key = str(sample.key_expr)
-        encoding = str(sample.encoding)
+        # One string object per key and per encoding, however many samples hold them (a
+        # black box keeps a minute of a depot's samples: 150 bytes each saved)
+        key = sys.intern(str(sample.key_expr))
+        encoding = sys.intern(str(sample.encoding))
         size = len(sample.payload) + (len(sample.attachment)
                                       if sample.attachment is not None else 0)
         self._count_and_route(key, encoding, size, lambda seq, arrival: _materialise(
