@@ -76,12 +76,26 @@ def newest_data(arrivals: Mapping[str, float], robots: Iterable[RobotInfo],
     commands: the station hears what it publishes itself, and a teleop stream to a dead
     robot must not keep its data looking fresh."""
     commands = {c.key for r in robots if r.catalog is not None for c in r.catalog.commands}
+    data_of = _DATA_OF.setdefault(root, {})
     last: dict[str, float] = {}
     for key, arrival in arrivals.items():
-        robot_id = robot_of(key, root)
-        if robot_id is None or key in commands or \
-                key.startswith(f"{root}/{robot_id}/command/"):
+        robot_id = data_of.get(key, "")
+        if robot_id == "":
+            robot_id = data_of[key] = _data_of(key, root)
+        if robot_id is None or key in commands:
             continue
         if arrival > last.get(robot_id, 0.0):
             last[robot_id] = arrival
     return last
+
+
+# root -> key -> the robot whose data the key is (None: no robot's, or one of its command
+# keys): a depot's keys are looked at twice a second (a robot id is never "")
+_DATA_OF: dict[str, dict[str, str | None]] = {}
+
+
+def _data_of(key: str, root: str) -> str | None:
+    robot_id = robot_of(key, root)
+    if robot_id is None or key.startswith(f"{root}/{robot_id}/command/"):
+        return None
+    return robot_id

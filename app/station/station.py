@@ -41,6 +41,7 @@ from app.station.lane import Delivery
 from app.station.listening import listening_plan
 from app.station.playback import LogTraffic
 from app.station.positions import FLEET_MOTION, POSE_TYPES, PositionBook
+from app.station.remade import remade
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
 from app.station.role import role_of
 from app.station.vitals import UPLINK_EVENTS, UPLINK_MEMBERS, VitalsBook
@@ -148,7 +149,7 @@ class Station:
         with self._lock:
             robots = sorted(self._robots.values(), key=lambda r: r.robot_id)
         last = newest_data(arrivals, robots, self.root)
-        return [dataclasses.replace(r, last_data=last.get(r.robot_id)) for r in robots]
+        return [remade(r, {"last_data": last.get(r.robot_id)}) for r in robots]
 
     def ros_nodes(self) -> list[RosNodeInfo]:
         """The nodes of the ROS 2 graph (rmw_zenoh) this station sees, not its own."""
