@@ -16,6 +16,7 @@ BUCKETS = int(RATE_WINDOW_S)  # one per second of the window
 # replaced rather than changed, so a snapshot shares them
 _Bucket = tuple[int, int, int, float]
 _EMPTY_BUCKET: _Bucket = (-1, 0, 0, 0.0)
+_NO_ERRORS: Counter[str] = Counter()  # the snapshots' of every key without errors: read only
 
 
 @dataclass
@@ -47,12 +48,16 @@ class TopicStats:
             else (second, 1, size, arrival)
 
     def snapshot(self) -> TopicStats:
-        """A copy safe to read while the subscriber thread keeps counting (a thousand robots'
-        keys are copied twice a second: a few µs each)."""
-        return TopicStats(
-            self.key, self.encoding, self.count, self.bytes, self.drops, self.copied_bytes,
-            Counter(self.errors) if self.errors else Counter(), self.last_error,
-            self.last_arrival, self.listening, list(self._buckets))
+        """A copy safe to read (never to change) while the subscriber thread keeps counting.
+        A depot's thousands of keys are copied twice a second, under the lock the counting
+        waits for: their dict is copied, not passed through ``__init__``, and the many
+        without errors share one empty Counter (0.75 µs a key, not 1.8)."""
+        copy = object.__new__(TopicStats)
+        fields = copy.__dict__
+        fields.update(self.__dict__)
+        fields["errors"] = Counter(self.errors) if self.errors else _NO_ERRORS
+        fields["_buckets"] = self._buckets.copy()
+        return copy
 
     def _window(self, now: float) -> tuple[int, int, float]:
         """(arrivals, bytes, first arrival) of the window up to ``now``."""

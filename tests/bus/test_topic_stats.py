@@ -57,3 +57,9 @@ def test_a_snapshot_keeps_what_it_saw_and_is_taken_again_only_after_a_change() -
     third = counts.stats()
     assert third["b"].error_count == 1 and first["b"].error_count == 0
     assert third["b"].last_error == "truncated segment"
+    counts.record_error("a", "malformed", "bad pointer")
+    counts.record_error("b", "oversized", "too big")
+    fourth = counts.stats()
+    assert fourth["a"].errors == {"malformed": 1} and third["a"].error_count == 0
+    assert fourth["b"].errors == {"malformed": 1, "oversized": 1}
+    assert third["b"].errors == {"malformed": 1} and first["b"].error_count == 0
