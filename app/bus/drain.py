@@ -19,6 +19,8 @@ from typing import Any
 
 import zenoh
 
+from app.thread_cpu import ThreadClocks
+
 log = logging.getLogger(__name__)
 
 DRAIN_PERIOD_S = 0.005
@@ -34,7 +36,9 @@ class Drain:
         self._pass = threading.Lock()  # one pass over the rings at a time
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._clock = ThreadClocks()
         self._thread.start()
+        self._clock.add(self._thread)
 
     @staticmethod
     def handler() -> zenoh.handlers.RingChannel[zenoh.Sample]:
@@ -54,10 +58,15 @@ class Drain:
             self._empty(tuple(leaving.items()))
             yield
 
+    def cpu_s(self) -> float:
+        """The CPU time of the drain's thread: taking and delivering its samples."""
+        return self._clock.seconds()
+
     def _run(self) -> None:
         while not self._stopped.wait(DRAIN_PERIOD_S):
             with self._pass:
                 self._empty(self._subscribers)
+        self._clock.ending()
 
     def _empty(self, subscribers: tuple[tuple[str, Any], ...]) -> None:
         for key_expr, subscriber in subscribers:

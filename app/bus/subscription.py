@@ -66,7 +66,7 @@ class Subscription:
         """With ``route``, only routed samples are copied and there is no ring (``depth``
         and ``on_sample`` are not used)."""
         self.depth = depth
-        self.callback_cpu_s = 0.0  # CPU time spent in this subscription's zenoh callback
+        self._prompt_cpu_s = 0.0  # CPU time of the callbacks of prompt expressions
         self._route = route
         self._ring: deque[RawSample] = deque(maxlen=depth)
         self._counts = TopicCounts()
@@ -85,6 +85,13 @@ class Subscription:
     def key_exprs(self) -> frozenset[str]:
         return self._listening
 
+    @property
+    def callback_cpu_s(self) -> float:
+        """CPU time spent taking this subscription's samples: its zenoh callbacks and its
+        drain's thread."""
+        drained = self._drain.cpu_s() if self._drain is not None else 0.0
+        return self._prompt_cpu_s + drained
+
     def listen(self, key_exprs: Iterable[str], prompt: Iterable[str] = ()) -> None:
         """Listens on exactly ``key_exprs`` from now on (those also in ``prompt`` with a
         callback of their own, if drained; an expression keeps the way it was first declared
@@ -97,7 +104,7 @@ class Subscription:
         leaving = {e: self._handles[e] for e in self._drained - wanted}
         with self._drain.handover(leaving) if self._drain else contextlib.nullcontext():
             for expr in wanted - self._handles.keys():
-                callback = functools.partial(self._receive, expr)
+                callback = functools.partial(self._receive_prompt, expr)
                 self._handles[expr] = self._bus.declare_subscriber(
                     expr, callback if expr in prompt else Drain.handler())
                 if expr not in prompt:
@@ -109,17 +116,22 @@ class Subscription:
         for expr in [e for e in self._handles if e not in wanted]:
             self._bus.release(self._handles.pop(expr))
 
+    def _receive_prompt(self, key_expr: str, sample: Any) -> None:
+        """A zenoh callback (on zenoh-python's thread): timed here, the drain's thread as a
+        whole."""
+        started = time.thread_time()
+        try:
+            self._receive(key_expr, sample)
+        finally:
+            self._prompt_cpu_s += time.thread_time() - started
+
     def _receive(self, key_expr: str, sample: Any) -> None:
         if key_expr not in self._listening:
             return
-        started = time.thread_time()
-        try:
-            if self._route is None:
-                self._keep(sample)
-            else:
-                self._hand_on(sample)
-        finally:
-            self.callback_cpu_s += time.thread_time() - started
+        if self._route is None:
+            self._keep(sample)
+        else:
+            self._hand_on(sample)
 
     def _keep(self, sample: Any) -> None:
         raw = _materialise(sample, 0)

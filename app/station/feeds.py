@@ -39,6 +39,7 @@ from app.station.lane import Delivery, ErrorCounter, HealthChecks, Lane, Plan
 from app.station.lane_runner import LaneRunner
 from app.station.listening import Wanted
 from app.station.series import SeriesBuffer
+from app.thread_cpu import ThreadClocks
 
 DEFAULT_TICK_S = 1 / 30  # the frame period; newest-wins work runs at most twice in one
 LIGHT_LANE_THREADS = 3  # the threads all light keys share (see app.station.lane_runner)
@@ -78,6 +79,7 @@ class _Checker:
         self._stopped = False
         self._thread = threading.Thread(target=self._run, name="topic check", daemon=True)
         self._thread.start()
+        hub.clocks.add(self._thread)
 
     def due(self, key: str, size: int) -> bool:
         return self._hub.health_checks.due(key, size, time.monotonic())
@@ -98,7 +100,7 @@ class _Checker:
                 while not self._pending and not self._stopped:
                     self._cond.wait()
                 if self._stopped:
-                    return
+                    break
                 samples, self._pending = list(self._pending.values()), {}
             for sample in samples:
                 try:
@@ -107,6 +109,7 @@ class _Checker:
                     self._hub.count_error(sample.key, exc)
                 except Exception as exc:
                     self._hub.incidents.record(f"topic check of {sample.key}", exc)
+        self._hub.clocks.ending()
 
 
 class FeedHub:
@@ -126,7 +129,8 @@ class FeedHub:
         self._patterns: tuple[tuple[Consumer, Stream], ...] = ()  # streams on key expressions
         self._raw: tuple[tuple[Consumer, Stream], ...] = ()  # raw streams, on any expression
         self._lanes: dict[str, Lane] = {}
-        self.runner = LaneRunner("lanes", LIGHT_LANE_THREADS)
+        self.clocks = ThreadClocks()  # the lanes' threads and the topic check's
+        self.runner = LaneRunner("lanes", LIGHT_LANE_THREADS, self.clocks)
         self._frame_waiters: set[Lane] = set()  # lanes whose newest sample waits for a frame
         self._waiters_lock = threading.Lock()
         self._routes: dict[tuple[str, str], Callable[[RawSample], None] | None] = {}
@@ -158,6 +162,10 @@ class FeedHub:
     def set_interests(self, wanted: set[Interest]) -> None:
         """What the panels on screen want (the window's consumer)."""
         self._panels.want(wanted)
+
+    def cpu_s(self) -> float:
+        """CPU time of the hub's threads so far: its lanes' and the topic check's."""
+        return self.clocks.seconds()
 
     def lane_stats(self) -> dict[str, LaneStats]:
         with self._lock:

@@ -102,4 +102,3 @@ class LaneStats(NamedTuple):
     done: int = 0
     dropped: int = 0
     errors: int = 0
-    busy_s: float = 0.0  # CPU time the lane spent on this key

@@ -176,7 +176,6 @@ class Lane:
         self._runner: LaneRunner | None = None  # the one serving it since it left IDLE
         self._own: LaneRunner | None = None  # a heavy lane's own thread
         self.done = self.dropped = self.errors = 0
-        self.busy_s = 0.0
 
     # -- the zenoh thread ------------------------------------------------------------------
     def offer(self, sample: RawSample) -> None:
@@ -241,7 +240,7 @@ class Lane:
             self._runner = self._hub.runner
         else:
             if self._own is None:
-                self._own = LaneRunner(f"lane {self.key}", 1)
+                self._own = LaneRunner(f"lane {self.key}", 1, self._hub.clocks)
             self._runner = self._own
         return self._runner
 
@@ -253,13 +252,11 @@ class Lane:
             batch, newest = self._take(time.monotonic())
             plan = self.plan
         if batch or newest is not None:
-            started = time.thread_time()
             try:
                 self._work(plan, batch, newest)
             except Exception as exc:  # a bug must not end the lane: log, count, go on
                 self.errors += 1
                 self._hub.incidents.record(f"lane {self.key}", exc)
-            self.busy_s += time.thread_time() - started
         with self._lock:
             self._state = _IDLE
             hand_over = self._schedule(time.monotonic())
@@ -296,7 +293,7 @@ class Lane:
             self._own.join(timeout)
 
     def stats(self) -> LaneStats:
-        return LaneStats(self.key, self.done, self.dropped, self.errors, self.busy_s)
+        return LaneStats(self.key, self.done, self.dropped, self.errors)
 
     def _work(self, plan: Plan, batch: list[RawSample], newest: RawSample | None) -> None:
         last = len(batch) - 1

@@ -17,6 +17,8 @@ from collections import deque
 from itertools import count
 from typing import Protocol
 
+from app.thread_cpu import ThreadClocks
+
 
 class Served(Protocol):
     def serve(self) -> None:
@@ -27,7 +29,8 @@ class Served(Protocol):
 
 
 class LaneRunner:
-    def __init__(self, name: str, threads: int) -> None:
+    def __init__(self, name: str, threads: int, clocks: ThreadClocks | None = None) -> None:
+        """``clocks``: what counts the CPU time of its threads."""
         self._cond = threading.Condition()
         self._ready: deque[Served] = deque()
         self._timers: list[tuple[float, int, int, Served]] = []  # (due, order, token, lane)
@@ -35,8 +38,11 @@ class LaneRunner:
         self._stopped = False
         self._threads = [threading.Thread(target=self._run, name=f"{name} {i}", daemon=True)
                          for i in range(threads)]
+        self._clocks = clocks
         for thread in self._threads:
             thread.start()
+            if clocks is not None:
+                clocks.add(thread)
 
     def ready(self, lane: Served) -> None:
         """Serve ``lane`` as soon as a thread is free."""
@@ -62,11 +68,10 @@ class LaneRunner:
                 thread.join(timeout)
 
     def _run(self) -> None:
-        while True:
-            lane = self._next()
-            if lane is None:
-                return
+        while (lane := self._next()) is not None:
             lane.serve()
+        if self._clocks is not None:
+            self._clocks.ending()
 
     def _next(self) -> Served | None:
         with self._cond:

@@ -25,8 +25,7 @@ class Cost:
 
 
 def own_cpu(station: Station) -> float:
-    lanes = sum(s.busy_s for s in station.feeds.lane_stats().values())
-    return station.callback_cpu_s() + station.worker_cpu_s + lanes
+    return station.callback_cpu_s() + station.worker_cpu_s + station.feeds.cpu_s()
 
 
 def cost_with_cloud_of(points: int, seconds: float = 3.0) -> Cost:
