@@ -1,9 +1,8 @@
 """The CPU time of whole threads, read from any thread when asked.
 
 Timing each unit of work with ``time.thread_time()`` costs a system call per call (the
-thread CPU clock has no vDSO path; 0.6 µs here, more under load in a VM): on the path every
-sample takes, twice a sample, it was a quarter of the receiving threads' CPU. A thread's own
-clock (``pthread_getcpuclockid``) gives the same total, read only by whoever wants it.
+thread CPU clock has no vDSO path: 0.6 µs here), twice on every sample's path. A thread's
+own clock (``pthread_getcpuclockid``) gives the same total, read only by whoever wants it.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from app.remade import remade
+
 RATE_WINDOW_S = 5.0
 BUCKETS = int(RATE_WINDOW_S)  # one per second of the window
 
@@ -16,7 +18,7 @@ BUCKETS = int(RATE_WINDOW_S)  # one per second of the window
 # replaced rather than changed, so a snapshot shares them
 _Bucket = tuple[int, int, int, float]
 _EMPTY_BUCKET: _Bucket = (-1, 0, 0, 0.0)
-_NO_ERRORS: Counter[str] = Counter()  # the snapshots' of every key without errors: read only
+_NO_ERRORS: Counter[str] = Counter()  # shared by the snapshots of keys without errors
 
 
 @dataclass
@@ -52,12 +54,8 @@ class TopicStats:
         A depot's thousands of keys are copied twice a second, under the lock the counting
         waits for: their dict is copied, not passed through ``__init__``, and the many
         without errors share one empty Counter (0.75 µs a key, not 1.8)."""
-        copy = object.__new__(TopicStats)
-        fields = copy.__dict__
-        fields.update(self.__dict__)
-        fields["errors"] = Counter(self.errors) if self.errors else _NO_ERRORS
-        fields["_buckets"] = self._buckets.copy()
-        return copy
+        return remade(self, {"errors": Counter(self.errors) if self.errors else _NO_ERRORS,
+                             "_buckets": self._buckets.copy()})
 
     def _window(self, now: float) -> tuple[int, int, float]:
         """(arrivals, bytes, first arrival) of the window up to ``now``."""

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from app.codec.buffers import Attachment, attachment_bytes
+from app.codec.buffers import Attachment
 from app.codec.decode import ENCODING_PREFIX
 from schemas.loader import FAMILIES, PACKAGED_FAMILIES, SCHEMA_DIR
 
@@ -134,8 +134,7 @@ def encode_message(payload: bytes, attachment: Attachment | None,
     encoding = message_encoding(zenoh_encoding, attached)
     if attachment is None:
         return encoding, payload
-    return encoding, b"".join((_LENGTH.pack(len(payload)), payload,
-                               attachment_bytes(attachment) or b""))
+    return encoding, b"".join((_LENGTH.pack(len(payload)), payload, bytes(attachment)))
 
 
 def decode_message(data: bytes | memoryview, attached: bool) -> tuple[bytes, bytes | None]:

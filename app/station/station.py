@@ -29,6 +29,7 @@ from app.bus.stats import TopicStats
 from app.bus.subscription import Subscription
 from app.codec.errors import DecodeError
 from app.codec.fields import get_path
+from app.remade import remade
 from app.ros2.graph import RosNodeInfo
 from app.ros2.source import RosSource, VelocityInputs, velocity_inputs
 from app.station.authority import Authority
@@ -41,7 +42,6 @@ from app.station.lane import Delivery
 from app.station.listening import listening_plan
 from app.station.playback import LogTraffic
 from app.station.positions import FLEET_MOTION, POSE_TYPES, PositionBook
-from app.station.remade import remade
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
 from app.station.role import role_of
 from app.station.vitals import UPLINK_EVENTS, UPLINK_MEMBERS, VitalsBook

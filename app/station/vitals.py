@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from app.codec.fields import enum_value
-from app.station.remade import remade
+from app.remade import remade
 
 Enum = str | int  # an enumerant's name, or its number when the schema does not know it
 SEVERITIES = ("critical", "major", "minor", "info")

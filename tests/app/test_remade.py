@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from app.station.remade import remade
+from app.remade import remade
 from app.station.robots import RobotInfo
 from app.station.vitals import RobotVitals
 
