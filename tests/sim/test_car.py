@@ -131,7 +131,9 @@ def drive(car: SimCar, app_bus: BusSession) -> Iterator[Callable[..., float]]:
     publisher = Publisher(app_bus, key, VEHICLE_COMMAND, Traffic.TELEOP)
 
     def send(gear: str, speed: float, steer: float, seconds: float) -> float:
-        """Returns when (unix s) the last command was sent."""
+        """Streams the command without a break for ``seconds``; returns when (unix s) the
+        last one was sent. A break longer than half the car's timeout (this thread starved on
+        a loaded machine) may have let the car stop, so the stream starts over after it."""
         command = {
             "ackermannControlCommand": {
                 "lateral": {"steeringTireAngle": steer},
@@ -140,10 +142,13 @@ def drive(car: SimCar, app_bus: BusSession) -> Iterator[Callable[..., float]]:
             "gearCommand": {"command": gear},
         }
         end = time.monotonic() + seconds
+        sent = -math.inf
         while True:
+            if time.monotonic() - sent > car.car.timeout_s / 2:
+                end = max(end, time.monotonic() + seconds)
             publisher.put(registry().struct(VEHICLE_COMMAND).new_message(**command))
-            last = time.time()
-            if time.monotonic() >= end:
+            sent, last = time.monotonic(), time.time()
+            if sent >= end:
                 return last
             time.sleep(0.05)
 
