@@ -12,6 +12,7 @@ with its frame, showing it against that frame's origin.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -90,9 +91,13 @@ class FleetMapView(QWidget):
         self._font = QFont(self.font())
         self._font.setPointSizeF(max(7.0, self._font.pointSizeF() * 0.9))
         self._metrics = QFontMetrics(self._font)
-        bold = QFont(self._font)
-        bold.setBold(True)
-        self._label_metrics = QFontMetrics(bold)  # the widest a label gets (the active one)
+        self._bold = QFont(self._font)
+        self._bold.setBold(True)
+        self._label_metrics = QFontMetrics(self._bold)  # the widest a label gets (the active one)
+        # by colour: a thousand robots share a few, and parsing one per robot per paint cost
+        # a tenth of the paint
+        self._inks: dict[str, tuple[QPen, QBrush]] = {}
+        self._widths: dict[str, float] = {}  # a label's, by its text
 
     # -- plain data in ------------------------------------------------------------------------
     def set_robots(self, robots: Sequence[MapRobot]) -> None:
@@ -278,7 +283,7 @@ class FleetMapView(QWidget):
                                                            r.robot_id))
         wide = self._label_metrics
         height, ascent = float(wide.height()), float(wide.ascent())
-        widths = {r.robot_id: float(wide.horizontalAdvance(r.text)) for r in robots}
+        widths = {r.robot_id: self._label_width(r.text) for r in robots}
         taken = _Boxes(max(widths.values(), default=1.0), height)
         places: dict[str, QRectF] = {}
         on_screen = self._main_on_screen() if on_screen is None else on_screen
@@ -288,21 +293,21 @@ class FleetMapView(QWidget):
             right, left = at.x() + ARROW_PX * 0.6, at.x() - ARROW_PX * 0.6 - width
             above, below = at.y() - ARROW_PX * 0.45 - ascent, at.y() + ARROW_PX * 0.45
             for x, y in ((right, above), (right, below), (left, above), (left, below)):
-                box = QRectF(x, y, width, height)
-                if not taken.overlaps(box):
-                    places[robot.robot_id] = taken.add(box)
+                if taken.add_clear(x, y, width, height):
+                    places[robot.robot_id] = QRectF(x, y, width, height)
                     break
         return places
 
     def _draw_robot(self, painter: QPainter, robot: MapRobot, at: QPointF,
                     label_box: QRectF | None) -> None:
-        colour = QColor(robot.colour)
-        if robot.robot_id == self.active:
+        active = robot.robot_id == self.active
+        if active:
             painter.setPen(QPen(ACTIVE_RING, 3.0))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawEllipse(at, ARROW_PX * 0.75, ARROW_PX * 0.75)
-        painter.setPen(QPen(colour.darker(180), 1))
-        painter.setBrush(QBrush(colour))
+        pen, brush = self._ink(robot.colour)
+        painter.setPen(pen)
+        painter.setBrush(brush)
         if robot.yaw is None:
             painter.drawEllipse(at, ARROW_PX * 0.3, ARROW_PX * 0.3)
         else:
@@ -310,13 +315,28 @@ class FleetMapView(QWidget):
         if label_box is None:
             return
         painter.setPen(MUTED_INK if robot.muted else INK)
-        font = painter.font()
-        font.setBold(robot.robot_id == self.active)
-        painter.setFont(font)
-        painter.drawText(QPointF(label_box.left(), label_box.top() + painter.fontMetrics()
-                                 .ascent()), robot.text)
-        font.setBold(False)
-        painter.setFont(font)
+        if active:
+            painter.setFont(self._bold)
+        metrics = self._label_metrics if active else self._metrics
+        painter.drawText(QPointF(label_box.left(), label_box.top() + metrics.ascent()),
+                         robot.text)
+        if active:
+            painter.setFont(self._font)
+
+    def _label_width(self, text: str) -> float:
+        """The width of a label at its widest (bold), measured once per text."""
+        width = self._widths.get(text)
+        if width is None:
+            width = self._widths[text] = float(self._label_metrics.horizontalAdvance(text))
+        return width
+
+    def _ink(self, colour: str) -> tuple[QPen, QBrush]:
+        """A robot's outline and fill in its colour."""
+        ink = self._inks.get(colour)
+        if ink is None:
+            fill = QColor(colour)
+            ink = self._inks[colour] = (QPen(fill.darker(180), 1), QBrush(fill))
+        return ink
 
     def _draw_tile(self, painter: QPainter, robot: MapRobot, tile: QRectF) -> None:
         painter.setPen(QPen(GRID.lighter(150), 1))
@@ -422,40 +442,49 @@ class FleetMapView(QWidget):
 
 
 class _Boxes:
-    """Label boxes placed so far, in a grid of cells as big as the biggest box: a box can
-    only overlap those in the cells around it (a thousand robots' labels, each checked
-    against every other, took seconds)."""
+    """Label boxes placed so far, in a grid of cells as big as the biggest box, each box in
+    every cell it covers (at most four): a box can only overlap those in the cells it covers
+    (a thousand robots' labels, each checked against every other, took seconds)."""
 
     def __init__(self, cell_w: float, cell_h: float) -> None:
         self._w, self._h = max(cell_w, 1.0), max(cell_h, 1.0)
-        self._cells: dict[tuple[int, int], list[QRectF]] = {}
+        # (left, top, right, bottom) of each box: plain floats, as a QRectF's intersects()
+        # per pair cost more than the comparison
+        self._cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
 
-    def _cell(self, x: float, y: float) -> tuple[int, int]:
-        return math.floor(x / self._w), math.floor(y / self._h)
+    def add_clear(self, x: float, y: float, width: float, height: float) -> bool:
+        """Adds the box at (x, y) unless it overlaps one added before; whether it did."""
+        right, bottom = x + width, y + height
+        w, h, cells = self._w, self._h, self._cells
+        covered = [(cx, cy) for cx in range(math.floor(x / w), math.floor(right / w) + 1)
+                   for cy in range(math.floor(y / h), math.floor(bottom / h) + 1)]
+        for cell in covered:
+            for left, top, other_right, other_bottom in cells.get(cell, ()):
+                if left < right and x < other_right and top < bottom and y < other_bottom:
+                    return False
+        box = (x, y, right, bottom)
+        for cell in covered:
+            cells.setdefault(cell, []).append(box)
+        return True
 
-    def overlaps(self, box: QRectF) -> bool:
-        left, top = self._cell(box.left() - self._w, box.top() - self._h)
-        right, bottom = self._cell(box.right(), box.bottom())
-        return any(box.intersects(other)
-                   for cx in range(left, right + 1) for cy in range(top, bottom + 1)
-                   for other in self._cells.get((cx, cy), ()))
 
-    def add(self, box: QRectF) -> QRectF:
-        self._cells.setdefault(self._cell(box.left(), box.top()), []).append(box)
-        return box
+ARROW_TURNS = 360  # headings an arrow is drawn at: a degree turns its tip by a tenth of a px
 
 
 def _arrow(at: QPointF, yaw: float) -> QPolygonF:
     """An arrowhead centred on ``at`` pointing along ``yaw`` (screen y grows downwards)."""
+    return _arrow_at_origin(round(yaw / math.tau * ARROW_TURNS) % ARROW_TURNS).translated(at)
+
+
+@functools.cache
+def _arrow_at_origin(turn: int) -> QPolygonF:
+    yaw = turn * math.tau / ARROW_TURNS
     fx, fy = math.cos(yaw), -math.sin(yaw)  # forward on screen
     lx, ly = -fy, fx  # to its side
-
-    def point(forward: float, side: float) -> QPointF:
-        return QPointF(at.x() + (fx * forward + lx * side) * ARROW_PX,
-                       at.y() + (fy * forward + ly * side) * ARROW_PX)
-
-    return QPolygonF([point(0.6, 0.0), point(-0.4, 0.42), point(-0.15, 0.0),
-                      point(-0.4, -0.42)])
+    return QPolygonF([QPointF((fx * forward + lx * side) * ARROW_PX,
+                              (fy * forward + ly * side) * ARROW_PX)
+                      for forward, side in ((0.6, 0.0), (-0.4, 0.42), (-0.15, 0.0),
+                                            (-0.4, -0.42))])
 
 
 def _nice_step(metres: float) -> float:
