@@ -30,6 +30,10 @@ from widgets.table import KEY_ROLE, restore_sort, sort_state
 
 ALL_ROBOTS = next(iter(STATE_FILTERS))
 ROWS_BUDGET_S = 0.003  # of a tick, for making rows: the model's update of them comes on top
+# While a pass over the robots' rows is spread over frames, the table is drawn once at its
+# end, not after each part (a drawing of the table cost as much as a part); but at least
+# this often, so a pass that never ends (tables coming faster than it) still shows.
+HOLD_DRAWING_S = 0.25
 NO_GROUPS = "none"
 
 
@@ -72,6 +76,7 @@ class RobotsPanel(PanelBase):
         self._states = STATE_FILTERS[ALL_ROBOTS]
         self._filled = False
         self._syncing = False
+        self._held_since: float | None = None  # since when the table has not been drawn
         self._show_counts()
 
     @property
@@ -94,6 +99,7 @@ class RobotsPanel(PanelBase):
         self._filled = True
         changed = self._rows.update(self._robots, self._vitals, self._now, self._active,
                                     time.perf_counter() + ROWS_BUDGET_S)
+        self._hold_drawing(self._rows.behind)  # before the model changes: they mark it dirty
         for robot_id in changed:
             self._headings.pop(robot_id, None)
         if self._shown.keys() == self._rows.facts.keys():
@@ -107,6 +113,17 @@ class RobotsPanel(PanelBase):
         self._page.show_list(bool(self._robots))
         self._show_counts()
         self._select_active()
+
+    def _hold_drawing(self, behind: bool) -> None:
+        """Draws the table once a pass is done, or once it has waited HOLD_DRAWING_S."""
+        now = time.monotonic()
+        if behind and self._held_since is None:
+            self._held_since = now
+            self.view.setUpdatesEnabled(False)
+        elif self._held_since is not None and (
+                not behind or now - self._held_since >= HOLD_DRAWING_S):
+            self._held_since = None
+            self.view.setUpdatesEnabled(True)  # draws it, with the part about to be shown
 
     # -- search, state filter, groups ----------------------------------------------------------
     def _on_filter(self) -> None:

@@ -8,12 +8,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QTreeView
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
+from PySide6.QtWidgets import QApplication, QTreeView, QWidget
 
 from app.sim.fleet import SimFleet
 from panels.robot_rows import BATTERY, FAULTS, ROBOT, STATUS, RobotRows
-from panels.robots import RobotsPanel
+from panels.robots import HOLD_DRAWING_S, RobotsPanel
 from tests.panels.health import LiveStation, PlainHost
 from tests.panels.robot_infos import batch, depot, drained, fault, robot, vitals
 from tests.panels.tables import cell, index_of, rows
@@ -346,6 +346,62 @@ def test_a_thousand_robots_changed_are_made_over_ticks_each_within_its_budget(pa
                 .startswith(f"{changed.battery_pct:.0f} %")
     assert longest < 0.25  # each tick a share of the work (a whole sweep took 50 ms here)
     assert selected(panel) == ["rover-7"]
+
+
+class Paints(QObject):
+    """Counts the paint events a widget gets."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__(widget)
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False
+
+
+def test_a_pass_over_frames_draws_the_table_once_at_its_end_or_at_least_every_quarter_second(
+        panel, qtbot) -> None:
+    robots, book = depot(1000, NOW)
+    panel.on_frame(batch(NOW, robots, book, "rover-7"))
+    qtbot.waitExposed(panel)
+    paints = Paints(panel.view.viewport())
+    panel.view.viewport().update()
+    qtbot.waitUntil(lambda: paints.count > 0)  # the table drawn as it came
+    paints.count = 0
+    later = drained(robots, 5.0, NOW + 0.5)  # every battery down 5 %: every row changed
+    started = time.monotonic()
+    panel.on_frame(batch(NOW + 0.5, later, book, "rover-7"))
+    frames = 1
+    while panel._rows.behind:
+        QApplication.processEvents()  # what the frames between would draw
+        panel.on_frame(batch(NOW + 0.5, later, book, "rover-7", tables_changed=False))
+        frames += 1
+    held_s = time.monotonic() - started
+    assert frames > 2, "a thousand robots changed take several frames"
+    drawn_during = paints.count
+    QApplication.processEvents()
+    assert paints.count > drawn_during, "drawn once the pass is done"
+    # (one part of the view may be drawn as its columns settle)
+    assert drawn_during <= 1 + int(held_s / HOLD_DRAWING_S), \
+        "not drawn after every part of the pass"
+    changed = next(r for r in later[400:] if r.battery_pct is not None)
+    assert cell(panel.view, changed.robot_id, BATTERY).startswith(
+        f"{changed.battery_pct:.0f} %")
+
+    # tables coming faster than a pass ends: the table is still drawn now and then
+    tables = [drained(robots, 0.1 * i, NOW + 1 + i) for i in range(1, 400)]
+    drawn = paints.count
+    for i, robots_now in enumerate(tables):
+        panel.on_frame(batch(NOW + 1 + i, robots_now, book, "rover-7"))
+        QApplication.processEvents()
+        assert panel._rows.behind, "each frame brings new tables before the pass ends"
+        if paints.count > drawn:
+            break
+    else:
+        pytest.fail("never drawn while passes never ended")
 
 
 def test_rows_owed_after_a_deadline_come_on_the_next_calls_active_and_new_ones_at_once(
