@@ -458,7 +458,8 @@ class MainWindow(QMainWindow):
 
     def _take_robots(self) -> None:
         self._robots = self.station.robots()
-        chosen = first_choice(self.active_robot, self._remembered_robot, self._robots)
+        chosen = first_choice(self.active_robot, self._remembered_robot, self._robots,
+                              time.monotonic())
         if chosen is not None:
             self.set_active_robot(chosen)
 

@@ -15,6 +15,8 @@ from app.sim.fleet import SimFleet
 from app.station.active_robot import first_choice
 from app.station.robots import RobotInfo
 
+NOW = 10.0  # time.monotonic() of the rule tests: robots came online at 0 unless said
+
 pytestmark = pytest.mark.slow
 FLEET = ("car-1", "humanoid-1", "rover-1")
 
@@ -73,7 +75,8 @@ def robots(*online: str, offline: tuple[str, ...] = ()) -> list[RobotInfo]:
     (None, None, robots(), None),  # nobody online: nothing chosen
     (None, None, robots("rover-2", "car-9"), "car-9"),  # two at once: the same one each time
     (None, "rover-2", robots("car-9", "rover-2"), "rover-2"),  # the one chosen last time
-    (None, "rover-7", robots("car-9", offline=("rover-7",)), "car-9"),  # not back yet
+    (None, "rover-7", robots("car-9", offline=("rover-7",)), "car-9"),  # not back in time
+    (None, "rover-7", [RobotInfo("car-9", online=True, changed=NOW - 1.0)], None),  # waited
     (None, None, [RobotInfo("car-9", online=True, changed=2.0),
                   RobotInfo("rover-2", online=True, changed=1.0)], "rover-2"),  # came first
     (None, None, [RobotInfo("rover-2", online=True, changed=1.0),
@@ -82,4 +85,4 @@ def robots(*online: str, offline: tuple[str, ...] = ()) -> list[RobotInfo]:
 ])
 def test_the_rule_for_a_robot_nobody_chose(active: str | None, remembered: str | None,
                                            seen: list[RobotInfo], chosen: str | None) -> None:
-    assert first_choice(active, remembered, seen) == chosen
+    assert first_choice(active, remembered, seen, NOW) == chosen
