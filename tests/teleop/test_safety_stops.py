@@ -151,12 +151,35 @@ def test_live_commands_may_drop_and_the_deadmans_stops_may_not(
     assert all(is_stop_qos(c) for c in hub.after_last_move())
 
 
+class Oversleep:
+    """How late a thread of this process wakes from a 2 ms sleep, at worst, while it runs:
+    a loaded machine wakes every thread late, the bursts' thread too."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            asleep = time.monotonic()
+            time.sleep(0.002)
+            self.worst = max(self.worst, time.monotonic() - asleep - 0.002)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return self.worst
+
+
 @pytest.mark.parametrize("how", ["switch", "close"])
 def test_a_robot_left_gets_its_stops_spread_over_one_period(
         fleet: SimFleet, session: TeleopSession, pad: Pad, how: str) -> None:
     hub = Hub(fleet)
     sent = SentAt(session)
     drive(session, pad, hub)
+    oversleep = Oversleep()
     left = time.monotonic()
     if how == "switch":
         session.select(None)
@@ -164,6 +187,7 @@ def test_a_robot_left_gets_its_stops_spread_over_one_period(
     else:
         session.close()
     wait_for(lambda: len(hub.after_last_move()) >= STOPS, 3)
+    late = oversleep.stop()
     time.sleep(0.3)  # and nothing after them
     assert len(hub.after_last_move()) == STOPS
     assert all(is_stop_qos(c) for c in hub.after_last_move())
@@ -173,7 +197,9 @@ def test_a_robot_left_gets_its_stops_spread_over_one_period(
     # spread, not back to back (a loaded machine wakes the bursts' thread a little early
     # or late: a quarter of the spacing is far from back to back)
     assert min(gaps) >= 0.25 * PERIOD_S / STOPS
-    assert burst[-1] - burst[0] <= PERIOD_S * 1.5
+    # within one period, but for how late this machine woke any thread meanwhile (CI's
+    # loaded machine woke the bursts' thread 80 ms late)
+    assert burst[-1] - burst[0] <= PERIOD_S * 1.5 + late
 
 
 def test_stops_asked_for_before_a_reconnect_reach_the_robot(
