@@ -29,6 +29,10 @@ MINE_COLOUR = "#3fb950"
 ESTOP_BACKGROUND = "#b62324"
 STATE_LIGHTS = {ESTOP: ALARM, FAULT: ALARM, WARNING: WARNING_LIGHT}
 DEADLINE_EVERY = 16  # robots made between looks at the clock
+# The age of data newer than a second reads as live: a robot heard every second or faster
+# keeps the same text, and its row stays as it is between samples (a thousand robots' ages
+# written again on every tick made every row anew).
+LIVE_AGE = "< 1 s"
 
 
 @dataclass(frozen=True)
@@ -119,13 +123,19 @@ def _remade(robot: RobotInfo, was: _Made | None, vitals: Mapping[str, RobotVital
     is_active = robot_id == active
     if (was is None or was.active != is_active or was.estop_reason != reason
             or not (was.faults is faults or was.faults == faults)
-            or was.robot != robot):
+            or not _same_but_data_time(was.robot, robot)):
         now_made = _make(robot, faults, reason, is_active, now, was)
         if was is None or now_made.facts != was.facts:
             changed.add(robot_id)
         return now_made
     was.row, was.robot = _timed(was.row, robot, now), robot  # equal: made from it now
     return was
+
+
+def _same_but_data_time(old: RobotInfo, new: RobotInfo) -> bool:
+    """Equal but for the time of the newest data (the age cell follows it, in _timed)."""
+    return old == new or (old.last_data != new.last_data
+                          and old == replace(new, last_data=old.last_data))
 
 
 def _make(robot: RobotInfo, faults: Sequence[Fault], reason: str, active: bool, now: float,
@@ -146,7 +156,7 @@ def _make(robot: RobotInfo, faults: Sequence[Fault], reason: str, active: bool, 
             else _battery_cell(robot.battery_pct),
             kept[MODE] if old.estop == robot.estop and old.mode == robot.mode
             else _mode_cell(robot),
-            kept[AGE] if old.last_data == robot.last_data else _age_cell(robot, now),
+            kept[AGE],  # (_timed)
             kept[FAULTS] if was.faults is faults else _faults_cell(faults),
             kept[CONTROL] if (old.controlled_by, old.controlled_here) == (
                 robot.controlled_by, robot.controlled_here) else _control_cell(robot),
@@ -169,15 +179,14 @@ def _cells(robot: RobotInfo, now: float, active: bool, state: RobotState,
 
 
 def _timed(row: Row, robot: RobotInfo, now: float) -> Row:
-    """The row with the texts that change with time alone (how long ago the robot went
-    offline, the age of its data) as they read at ``now``."""
+    """The row with the cells that change with time (how long ago the robot went offline,
+    the age of its data) as they read at ``now``."""
     cells = row.cells
-    age = _age_text(robot, now)
+    age = _age_cell(robot, now)
     status = _status_cell(robot, now, None) if not robot.online else cells[STATUS]
-    if cells[AGE].text == age and cells[STATUS] == status:
+    if cells[AGE] == age and cells[STATUS] == status:
         return row
-    return replace(row, cells=(status, *cells[STATUS + 1:AGE], replace(cells[AGE], text=age),
-                               *cells[AGE + 1:]))
+    return replace(row, cells=(status, *cells[STATUS + 1:AGE], age, *cells[AGE + 1:]))
 
 
 def _facts(robot: RobotInfo, state: str, faults: Sequence[Fault]) -> Facts:
@@ -227,9 +236,12 @@ def _battery_cell(percent: float | None) -> Cell:
         return Cell("invalid", sort=-1.0, colour=ALARM,
                     tooltip=f"The robot reported a battery level of {percent}")
     state, _ = level_state(percent, WARNING_PCT, CRITICAL_PCT)
-    text = f"{percent:.0f} %" if state == "OK" else f"{percent:.0f} % {state}"
-    return Cell(text, sort=percent, value=percent,
-                tooltip=f"Battery {percent:.0f} %: {state} (warning at {WARNING_PCT:g} %, "
+    # Sorted and drawn by the whole percent it reads (a percent is a pixel of the bar): a
+    # battery draining by hundredths leaves the row as it is.
+    shown = float(round(percent))
+    text = f"{shown:.0f} %" if state == "OK" else f"{shown:.0f} % {state}"
+    return Cell(text, sort=shown, value=shown,
+                tooltip=f"Battery {shown:.0f} %: {state} (warning at {WARNING_PCT:g} %, "
                         f"critical at {CRITICAL_PCT:g} %)")
 
 
@@ -253,15 +265,24 @@ def _mode_cell(robot: RobotInfo) -> Cell:
     return Cell(robot.mode or "—", sort="1" + robot.mode)
 
 
-def _age_text(robot: RobotInfo, now: float) -> str:
-    return human_age(None if robot.last_data is None else now - robot.last_data)
-
-
 def _age_cell(robot: RobotInfo, now: float) -> Cell:
-    # Sorted by the time of the newest data, newest first: the order of the ages at any
-    # moment, and a value that changes only with new data, not on every tick.
-    return Cell(_age_text(robot, now),
-                sort=math.inf if robot.last_data is None else -robot.last_data, numeric=True)
+    """The age of the robot's newest data, as read: live under a second, then as
+    human_age says it; sorted by the age it reads (newest first), so it changes only when
+    its text does."""
+    if robot.last_data is None:
+        return Cell(human_age(None), sort=math.inf, numeric=True)
+    age = max(0.0, now - robot.last_data)
+    if age < 1.0:
+        return Cell(LIVE_AGE, sort=0.0, numeric=True)
+    return Cell(human_age(age), sort=_as_read(age), numeric=True)
+
+
+def _as_read(age: float) -> float:
+    """An age rounded as human_age writes it."""
+    for below, unit in ((10.0, 0.1), (60.0, 1.0), (3600.0, 60.0), (86400.0, 3600.0)):
+        if age < below:
+            return round(age / unit) * unit if unit < 60 else age // unit * unit
+    return age // 86400 * 86400
 
 
 def _faults_cell(faults: Sequence[Fault]) -> Cell:

@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
 from PySide6.QtWidgets import QApplication, QTreeView, QWidget
 
 from app.sim.fleet import SimFleet
-from panels.robot_rows import BATTERY, FAULTS, ROBOT, STATUS, RobotRows
+from panels.robot_rows import AGE, BATTERY, FAULTS, LIVE_AGE, ROBOT, STATUS, RobotRows
 from panels.robots import HOLD_DRAWING_S, RobotsPanel
 from tests.panels.health import LiveStation, PlainHost
 from tests.panels.robot_infos import batch, depot, drained, fault, robot, vitals
@@ -437,3 +437,27 @@ def test_with_tables_coming_faster_than_a_whole_pass_every_robot_still_gets_its_
                      deadline=0.0)
     assert rows_.behind
     assert all(r.cells[BATTERY].text != "80 %" for r in rows_.rows)  # none left behind
+
+
+def test_data_under_a_second_old_reads_live_and_new_samples_leave_the_row_as_it_is() -> None:
+    rows_ = RobotRows()
+    live, slow, quiet, silent = (robot(f"rover-{i}", NOW) for i in range(1, 5))
+    robots = [live, replace(slow, last_data=NOW - 4.04), replace(quiet, last_data=NOW - 95.0),
+              replace(silent, last_data=None)]
+    rows_.update(robots, {}, NOW, None)
+    first = {r.key: r for r in rows_.rows}
+    assert [first[r.robot_id].cells[AGE].text for r in robots] == [
+        LIVE_AGE, "4.0 s", "1 min", "—"]
+    ages = [first[r.robot_id].cells[AGE].sort for r in robots]
+    assert ages == sorted(ages)  # sorted as read: live first, none last
+
+    # half a second on: the live robot's next sample came; the others heard nothing
+    later = [replace(live, last_data=NOW + 0.45), *robots[1:]]
+    rows_.update(later, {}, NOW + 0.5, None)
+    again = {r.key: r for r in rows_.rows}
+    assert again[live.robot_id] is first[live.robot_id]  # still live: not made again
+    assert again["rover-2"].cells[AGE].text == "4.5 s"
+    assert again["rover-2"].cells[AGE].sort > first["rover-2"].cells[AGE].sort
+    # and once it is heard no more, its age counts up
+    rows_.update(later, {}, NOW + 2.0, None)
+    assert {r.key: r for r in rows_.rows}[live.robot_id].cells[AGE].text == "1.5 s"
