@@ -54,6 +54,9 @@ class FaultsPanel(PanelBase):
     def __init__(self, host: PanelHost) -> None:
         super().__init__(host)
         self.acks = FaultAcks(host.config_dir)
+        # the faults alerting (_alerting), and what they were worked out from
+        self._alerting_for: tuple[object, object, tuple[str, int]] = (None, None, ("", -1))
+        self._alerting_now: list[tuple[str, Fault]] = []
         self.picker = RobotPicker()
         self.summary = QLabel()
         self.active_model = RowsModel(ACTIVE_COLUMNS, self)
@@ -135,12 +138,23 @@ class FaultsPanel(PanelBase):
         self._alert_text = text
 
     def _alerting(self, batch: FrameBatch) -> list[tuple[str, Fault]]:
-        if batch.status.playback:
-            return []
-        online = {r.robot_id for r in batch.robots if r.online}
-        return [(robot_id, f) for robot_id, vitals in batch.vitals.items() if robot_id in online
-                for f in vitals.faults
-                if f.alerts and not self.acks.acknowledged(robot_id, f.code, f.raised_ms)]
+        """Worked out again only when the robots, their vitals or the acknowledgements
+        changed: every frame it read a thousand robots' faults."""
+        robots, vitals, known = self._alerting_for
+        if robots is batch.robots and vitals is batch.vitals \
+                and known == (batch.status.playback, self.acks.revision):
+            return self._alerting_now
+        alerting: list[tuple[str, Fault]] = []
+        if not batch.status.playback:
+            online = {r.robot_id for r in batch.robots if r.online}
+            alerting = [(robot_id, f) for robot_id, vitals in batch.vitals.items()
+                        if robot_id in online for f in vitals.faults
+                        if f.alerts and not self.acks.acknowledged(robot_id, f.code,
+                                                                   f.raised_ms)]
+        self._alerting_for = (batch.robots, batch.vitals,
+                              (batch.status.playback, self.acks.revision))
+        self._alerting_now = alerting
+        return alerting
 
     # -- acknowledging ------------------------------------------------------------------------
     def acknowledge_selected(self) -> None:

@@ -21,6 +21,7 @@ class FaultAcks:
     def __init__(self, config_dir: Path) -> None:
         self.path = config_dir / FILE_NAME
         self._acks: dict[str, list[Raising]] = self._load()
+        self.revision = 0  # counts acknowledgements: what was worked out from them is stale
 
     def _load(self) -> dict[str, list[Raising]]:
         try:
@@ -47,6 +48,7 @@ class FaultAcks:
         known = self._acks.setdefault(robot_id, [])
         known += [r for r in raisings if r not in known]
         del known[:-PER_ROBOT_MAX]
+        self.revision += 1
         return self._save()
 
     def _save(self) -> str:
