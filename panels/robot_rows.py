@@ -23,7 +23,7 @@ from widgets.table import Cell, Row
 
 COLUMNS = ("Status", "Robot", "Model", "Families", "Battery", "Mode", "Last data", "Faults",
            "Control")
-WIDTHS = (15, 24, 12, 19, 11, 12, 8, 16, 18)  # characters
+WIDTHS = (15, 24, 12, 19, 16, 12, 8, 16, 18)  # characters (the battery: "9 % CRITICAL" and a bar)
 STATUS, ROBOT, MODEL, FAMILIES, BATTERY, MODE, AGE, FAULTS, CONTROL = range(len(COLUMNS))
 MINE_COLOUR = "#3fb950"
 ESTOP_BACKGROUND = "#b62324"
