@@ -183,8 +183,10 @@ def _timed(row: Row, robot: RobotInfo, now: float) -> Row:
     the age of its data) as they read at ``now``."""
     cells = row.cells
     age = _age_cell(robot, now)
+    if age.text == cells[AGE].text:
+        age = cells[AGE]  # sorted by the age it was when its text was written
     status = _status_cell(robot, now, None) if not robot.online else cells[STATUS]
-    if cells[AGE] == age and cells[STATUS] == status:
+    if cells[AGE] is age and cells[STATUS] == status:
         return row
     return replace(row, cells=(status, *cells[STATUS + 1:AGE], age, *cells[AGE + 1:]))
 
@@ -266,23 +268,13 @@ def _mode_cell(robot: RobotInfo) -> Cell:
 
 
 def _age_cell(robot: RobotInfo, now: float) -> Cell:
-    """The age of the robot's newest data, as read: live under a second, then as
-    human_age says it; sorted by the age it reads (newest first), so it changes only when
-    its text does."""
+    """The age of the robot's newest data: live under a second, then as human_age says
+    it; sorted newest first. _timed keeps the cell while its text reads the same, so its
+    sort value is the age within the span of its text, and changes only with it."""
     if robot.last_data is None:
         return Cell(human_age(None), sort=math.inf, numeric=True)
     age = max(0.0, now - robot.last_data)
-    if age < 1.0:
-        return Cell(LIVE_AGE, sort=0.0, numeric=True)
-    return Cell(human_age(age), sort=_as_read(age), numeric=True)
-
-
-def _as_read(age: float) -> float:
-    """An age rounded as human_age writes it."""
-    for below, unit in ((10.0, 0.1), (60.0, 1.0), (3600.0, 60.0), (86400.0, 3600.0)):
-        if age < below:
-            return round(age / unit) * unit if unit < 60 else age // unit * unit
-    return age // 86400 * 86400
+    return Cell(LIVE_AGE if age < 1.0 else human_age(age), sort=age, numeric=True)
 
 
 def _faults_cell(faults: Sequence[Fault]) -> Cell:
