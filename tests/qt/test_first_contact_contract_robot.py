@@ -14,17 +14,12 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import numpy as np
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QLabel, QTreeWidget, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from app import resources
 from app.qt.main_window import MainWindow
-from panels.battery import BatteryPanel
 from panels.camera import CameraPanel
-from panels.robots import RobotsPanel
 from panels.scene3d import Scene3DPanel
 from panels.status import StatusPanel
 from tests.contract_robot import (
@@ -35,6 +30,17 @@ from tests.contract_robot import (
     ORANGE,
     PINK,
     ContractRobot,
+)
+from tests.qt.screen import (
+    colour_share,
+    grabbed,
+    layer_status,
+    on_screen,
+    panel_of,
+    robot_online,
+    robots_row,
+    shows,
+    texts_on_screen,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.gl]
@@ -64,53 +70,6 @@ def robots(free_endpoint: str) -> Iterator[Callable[..., ContractRobot]]:
             robot.stop()
 
 
-# -- what is on screen --------------------------------------------------------------------------
-def on_screen(widget: QWidget) -> bool:
-    return widget.isVisible() and not widget.visibleRegion().isEmpty()
-
-
-def panel_of(window: MainWindow, kind: type[Any]) -> Any:
-    found = [p for p in window.panels().values() if isinstance(p, kind) and on_screen(p)]
-    assert found, f"no {kind.__name__} on screen"
-    return found[0]
-
-
-def table_rows(view: QAbstractItemView) -> list[list[str]]:
-    model = view.model()
-    return [[str(model.index(row, col).data(Qt.ItemDataRole.DisplayRole) or "")
-             for col in range(model.columnCount())] for row in range(model.rowCount())]
-
-
-def texts_on_screen(window: MainWindow) -> list[str]:
-    """Every text the user can read: labels, the cells of tables and lists on screen, the
-    battery gauges' painted headline."""
-    texts = [w.text() for w in window.findChildren(QLabel) if on_screen(w) and w.text()]
-    for view in window.findChildren(QAbstractItemView):
-        if on_screen(view):
-            texts += [cell for row in table_rows(view) for cell in row if cell]
-    for panel in window.panels().values():
-        if isinstance(panel, BatteryPanel) and on_screen(panel.gauge):
-            texts.append(panel.gauge.headline())
-    return texts
-
-
-def shows(window: MainWindow, text: str) -> bool:
-    return any(text in t for t in texts_on_screen(window))
-
-
-def colour_share(image: np.ndarray, rgb: tuple[int, int, int], tolerance: int = 40) -> float:
-    """The share of ``image``'s pixels within ``tolerance`` of ``rgb`` on every channel."""
-    close = np.abs(image[..., :3].astype(int) - np.array(rgb)).max(axis=-1) <= tolerance
-    return float(close.mean())
-
-
-def grabbed(widget: QWidget) -> np.ndarray:
-    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
-    return np.array(image.constBits(), np.uint8).reshape(
-        image.height(), image.bytesPerLine())[:, :image.width() * 3].reshape(
-        image.height(), image.width(), 3)
-
-
 def camera_shows_the_robots_pixels(window: MainWindow) -> bool:
     view = panel_of(window, CameraPanel).view
     pixels = grabbed(view)
@@ -121,19 +80,6 @@ def cloud_pixels(window: MainWindow) -> int:
     """How many pixels of the 3D view are the cloud's orange."""
     image = panel_of(window, Scene3DPanel).view.render_image()
     return int(colour_share(image, ORANGE, 50) * image.shape[0] * image.shape[1])
-
-
-def robot_online(window: MainWindow, robot_id: str) -> bool:
-    return any(r.robot_id == robot_id and r.online for r in window.station.robots())
-
-
-def robots_row(window: MainWindow, robot_id: str) -> list[str]:
-    """The Robots panel's row of a robot, as its cells read."""
-    panel = panel_of(window, RobotsPanel)
-    view = next((v for v in panel.findChildren(QAbstractItemView) if on_screen(v)), None)
-    if view is None:  # the list not shown yet (a hint in its place)
-        return []
-    return next((row for row in table_rows(view) if any(robot_id in c for c in row)), [])
 
 
 def assert_what_the_user_sees(window: MainWindow, qtbot: Any, size: tuple[int, int]) -> None:
@@ -151,6 +97,7 @@ def assert_what_the_user_sees(window: MainWindow, qtbot: Any, size: tuple[int, i
         if on_screen(widget):
             assert widget.width() >= max(widget.minimumWidth(), USABLE[0]), (name, size)
             assert widget.height() >= max(widget.minimumHeight(), USABLE[1]), (name, size)
+
 
 
 # -- the tests -----------------------------------------------------------------------------------
@@ -209,13 +156,6 @@ def test_with_no_robot_the_slow_panels_are_built_all_the_same(
     qtbot.waitUntil(lambda: not loading_notes(window), timeout=WAIT_MS)
     assert window.live_data_at is None
     assert sum(isinstance(p, Scene3DPanel) for p in window.panels().values()) == 1
-
-
-def layer_status(window: MainWindow, suffix: str) -> str:
-    """The 3D layer list's status text of a layer."""
-    tree = panel_of(window, Scene3DPanel).findChild(QTreeWidget)
-    items = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
-    return next((i.text(1) for i in items if i.text(0).endswith(suffix)), "")
 
 
 BAD_CATALOGS = {  # --catalog option -> (what says so on screen, how to read it)
