@@ -66,17 +66,19 @@ class CapabilitiesPanel(PanelBase):
         self.role.setToolTip(ROLE_TIP)
         self._role = DEFAULT_ROLE
         self._role_config: BusConfig | None = None  # the station config it was read from
+        self.role.setWordWrap(True)  # a narrow dock: wrapped, never drawn over the hint
         self.hint = QLabel()
+        self.hint.setWordWrap(True)
         self.body = QWidget()
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.body)
         top = QHBoxLayout()
         top.addWidget(self.picker)
-        top.addWidget(self.role)
-        top.addWidget(self.hint, 1)
+        top.addWidget(self.role, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.hint)
         layout.addWidget(scroll, 1)
         self.controls: dict[str, Any] = {}  # "service:horn", "setting:maxSpeed", "sensor:x"
         self.results: dict[str, QLabel] = {}
