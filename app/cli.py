@@ -35,6 +35,7 @@ from app.ros2.source import RosSource, catalog_of, ros2_topics
 
 if TYPE_CHECKING:
     from app.station.identity import StationIdentity
+    from app.station.ros2_robot_names import RobotNames
     from app.station.station import Station
 
 PRESENCE_SETTLE_S = 1.0
@@ -322,11 +323,25 @@ def cmd_topics(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 
 def _ros2_beside(bus: BusSession, sub: Subscription | None = None) -> RosSource:
     """The ROS 2 graph on ``bus``, saying nothing on it: its robots' topics said again,
-    translated, on their fleet keys for ``sub`` to hear (their bad samples counted on it)."""
-    return RosSource(bus, DEFAULT_ROOT, on_presence=lambda _presence: None,
-                     on_catalog=lambda _robot_id, _catalog: None,
-                     count_error=sub.record_error if sub is not None
-                     else lambda _key, _error: None, wake=lambda: None, drive=False)
+    translated, on their fleet keys for ``sub`` to hear (their bad samples counted on it);
+    its robots known by the ids this station gives them."""
+    source = RosSource(bus, DEFAULT_ROOT, on_presence=lambda _presence: None,
+                       on_catalog=lambda _robot_id, _catalog: None,
+                       count_error=sub.record_error if sub is not None
+                       else lambda _key, _error: None, wake=lambda: None, drive=False)
+    source.name_robots(_ros_robot_names().names)
+    return source
+
+
+def _ros_robot_names() -> RobotNames:
+    """The ids this station's config dir gives ROS 2 robots; each entry refused is said."""
+    from app.station.config_folder import config_dir
+    from app.station.ros2_robot_names import read_robot_names
+
+    names = read_robot_names(config_dir())
+    for line in names.refused:
+        print(f"fieldstation: refused: {line}", file=sys.stderr)
+    return names
 
 
 def cmd_echo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
@@ -541,10 +556,11 @@ def cmd_demo(args: argparse.Namespace, out: Callable[[str], None]) -> int:
 
 
 def cmd_teleop(args: argparse.Namespace, out: Callable[[str], None]) -> int:
+    from app.station.config_folder import config_dir
     from app.station.identity import load_identity
     from app.station.velocity_inputs import saved_velocity_inputs
     from app.teleop.clock import check_rate
-    from app.teleop.terminal import TerminalOptions, TerminalTeleop, config_dir, pick_profile
+    from app.teleop.terminal import TerminalOptions, TerminalTeleop, pick_profile
 
     robot = _valid(check_robot_id, args.robot)
     try:
@@ -590,7 +606,8 @@ def _open_station(args: argparse.Namespace, identity: StationIdentity | None = N
                   ) -> Station:
     from app.station.station import Station
 
-    station = Station(bus_config(args, default_connect=True), identity=identity)
+    station = Station(bus_config(args, default_connect=True), identity=identity,
+                      ros_robot_names=_ros_robot_names())
     if not _wait(lambda: station.status.session != "connecting", CONNECT_WAIT_S):
         station.close()
         raise CliError("no zenoh session yet")

@@ -36,14 +36,15 @@ class RosGraphPanel(PanelBase):
         self.filter, self.count, self.hint = self._page.search, self._page.count, self._page.hint
         self.hint.setText(HINT)
         self.filter.textChanged.connect(lambda _text: self._fill())
-        self.definitions = QLabel()  # the robots' own message types, read from .msg files
+        # the robots' own message types read from .msg files; the robot names refused
+        self.definitions = QLabel()
         self.definitions.setWordWrap(True)
         self.definitions.setVisible(False)
         layout = self.layout()
         assert layout is not None
         layout.addWidget(self.definitions)
         self._nodes: list[RosNodeInfo] | None = None
-        self._definitions: tuple[list[str], list[str]] = ([], [])
+        self._definitions: tuple[list[str], list[str], tuple[str, ...]] = ([], [], ())
 
     def on_frame(self, batch: FrameBatch) -> None:
         if not batch.tables_changed and self._nodes is not None:
@@ -52,14 +53,17 @@ class RosGraphPanel(PanelBase):
         if nodes != self._nodes:
             self._nodes = nodes
             self._fill()
-        definitions = self.host.station.ros_definitions()
+        station = self.host.station
+        definitions = (*station.ros_definitions(), station.ros_robot_names_refused())
         if definitions != self._definitions:
             self._definitions = definitions
             self._show_definitions(*definitions)
 
-    def _show_definitions(self, custom: list[str], problems: list[str]) -> None:
+    def _show_definitions(self, custom: list[str], problems: list[str],
+                          names_refused: tuple[str, ...]) -> None:
         lines = [f"Own message types read from .msg files ({FOLDERS_VARIABLE}, "
                  f"{AMENT_VARIABLE}): {', '.join(custom)}"] if custom else []
+        problems = problems + list(names_refused)
         lines += [f"Refused: {problem}" for problem in problems]
         self.definitions.setText("\n".join(lines))
         self.definitions.setStyleSheet(f"color:{WARNING};" if problems else "")

@@ -44,6 +44,7 @@ from app.station.connection import Connection, ConnectionChoice
 from app.station.frame import FrameBatch
 from app.station.identity import load_identity
 from app.station.interests import Interest, LaneStats
+from app.station.ros2_robot_names import read_robot_names
 from app.station.station import Station
 from app.station.velocity_inputs import saved_velocity_inputs
 
@@ -75,7 +76,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.registry = registry
         self.config_dir = config_dir
-        self.connection = Connection(choice, start_sim, load_identity(config_dir))
+        self.connection = Connection(choice, start_sim, load_identity(config_dir),
+                                     read_robot_names(config_dir))
         self.active_robot: str | None = None
         self._remembered_robot = remembered_robot(config_dir)
         for robot_id, name in saved_velocity_inputs(config_dir).items():

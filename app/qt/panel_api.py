@@ -71,6 +71,10 @@ class PanelStation(Protocol):
         """The ROS 2 types read from .msg files (app.ros2.definitions), the files refused."""
         ...
 
+    def ros_robot_names_refused(self) -> tuple[str, ...]:
+        """The entries of the config dir's ROS 2 robot names not used, each with why."""
+        ...
+
     def ros_velocity_inputs(self, robot_id: str) -> VelocityInputs:
         """A ROS 2 robot's velocity inputs and the one chosen for teleop."""
         ...

@@ -5,14 +5,16 @@ them) and answers what the station shows. A robot on a ROS 2 graph is a namespac
 segment of its nodes' namespace (``/rover_1/lidar`` is robot ``rover_1``), as multi-robot
 ROS 2 setups (Nav2's, Gazebo's) name each robot. Nodes in the root namespace make one robot
 per domain, ``ros2-domain-<id>``: a single robot on its own ROS_DOMAIN_ID, as most run.
-schemas/README.md ("ROS 2 robots") states this for robot teams.
+``names`` (the station's configured mapping, app.station.ros2_robot_names) gives any of
+these ids the robot id it is shown and keyed by instead. schemas/README.md ("ROS 2
+robots") states this for robot teams.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from app.ros2.rmw_keys import Entity, EntityKind
@@ -58,12 +60,15 @@ class RosNodeInfo:
     clients: tuple[tuple[str, str], ...] = ()
 
 
-def robot_of(entity: Entity) -> tuple[str, str]:
-    """(robot id, its namespace) of a graph entity."""
+def robot_of(entity: Entity, names: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """(robot id, its namespace) of a graph entity: the id by the rule, or the one ``names``
+    gives that id."""
     first = entity.namespace.strip("/").split("/", 1)[0]
     if first and _NAME.match(first):
-        return first, f"/{first}"
-    return ROOT_ROBOT.format(domain=entity.domain), ""
+        ruled, namespace = first, f"/{first}"
+    else:
+        ruled, namespace = ROOT_ROBOT.format(domain=entity.domain), ""
+    return (names.get(ruled, ruled) if names else ruled), namespace
 
 
 def local_name(topic: str, namespace: str) -> str:
@@ -79,7 +84,8 @@ class RosGraph:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._alive: dict[str, Entity] = {}
-        self.version = 0  # changes whenever the graph does
+        self._names: Mapping[str, str] = {}
+        self.version = 0  # changes whenever the graph does, or its robots' names
 
     def put(self, key: str, entity: Entity) -> None:
         with self._lock:
@@ -96,28 +102,39 @@ class RosGraph:
             self._alive.clear()
             self.version += 1
 
+    def name_robots(self, names: Mapping[str, str]) -> None:
+        """Robot id by the rule -> the id it is known by (:func:`robot_of`)."""
+        with self._lock:
+            self._names = dict(names)
+            self.version += 1
+
     def entities(self) -> list[Entity]:
         with self._lock:
             return list(self._alive.values())
 
     def robots(self) -> dict[str, RosRobot]:
         """Each robot with a node alive, by id."""
-        return robots_of(self.entities())
+        with self._lock:
+            entities, names = list(self._alive.values()), self._names
+        return robots_of(entities, names)
 
     def nodes(self) -> list[RosNodeInfo]:
-        return nodes_of(self.entities())
+        with self._lock:
+            entities, names = list(self._alive.values()), self._names
+        return nodes_of(entities, names)
 
 
 _SIDES = (EntityKind.PUBLISHER, EntityKind.SUBSCRIPTION, EntityKind.SERVICE,
           EntityKind.CLIENT)
 
 
-def nodes_of(entities: Iterable[Entity]) -> list[RosNodeInfo]:
+def nodes_of(entities: Iterable[Entity], names: Mapping[str, str] | None = None
+             ) -> list[RosNodeInfo]:
     """Every node, by domain, robot and name (nodes of one name in several processes are
     one, as ``ros2 node list`` shows them)."""
     found: dict[tuple[int, str, str], dict[EntityKind, set[tuple[str, str]]]] = {}
     for entity in entities:
-        robot_id, _ = robot_of(entity)
+        robot_id, _ = robot_of(entity, names)
         name = f"{entity.namespace.rstrip('/')}/{entity.node_name}"
         sides = found.setdefault((entity.domain, robot_id, name), {})
         if entity.kind in _SIDES and entity.topic:
@@ -127,13 +144,14 @@ def nodes_of(entities: Iterable[Entity]) -> list[RosNodeInfo]:
             for (domain, robot_id, name), sides in sorted(found.items())]
 
 
-def robots_of(entities: Iterable[Entity]) -> dict[str, RosRobot]:
+def robots_of(entities: Iterable[Entity], names: Mapping[str, str] | None = None
+              ) -> dict[str, RosRobot]:
     nodes: dict[str, set[str]] = {}
     domains: dict[str, tuple[int, str]] = {}
     publishers: dict[str, dict[str, RosTopic]] = {}
     subscriptions: dict[str, dict[str, RosTopic]] = {}
     for entity in entities:
-        robot_id, namespace = robot_of(entity)
+        robot_id, namespace = robot_of(entity, names)
         domains.setdefault(robot_id, (entity.domain, namespace))
         node = f"{entity.namespace.rstrip('/')}/{entity.node_name}"
         nodes.setdefault(robot_id, set()).add(node)

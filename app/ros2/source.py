@@ -174,6 +174,13 @@ class RosSource:
         self._rechoose = True
         self._wake()
 
+    def name_robots(self, names: Mapping[str, str]) -> None:
+        """From the next update, the robot the rule calls ``x`` is ``names[x]`` (a
+        configured mapping, app.station.ros2_robot_names); one renamed goes offline under
+        its old id."""
+        self.graph.name_robots(names)
+        self._wake()
+
     def definitions(self) -> tuple[list[str], list[str]]:
         """The types read from .msg files (app.ros2.definitions) and the files refused;
         nothing before the first ROS 2 robot made the store."""

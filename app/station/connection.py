@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from app.bus.config import BusConfig
 from app.station.embedded_sim import EmbeddedSim
 from app.station.identity import StationIdentity
+from app.station.ros2_robot_names import RobotNames
 from app.station.station import Station
 
 if TYPE_CHECKING:
@@ -61,13 +62,15 @@ class Connection:
     as long as this; switching swaps the session under it and the fleet beside it."""
 
     def __init__(self, choice: ConnectionChoice, start_sim: bool = True,
-                 identity: StationIdentity | None = None) -> None:
+                 identity: StationIdentity | None = None,
+                 ros_robot_names: RobotNames | None = None) -> None:
         """``start_sim`` False: the embedded fleet's process waits for :meth:`start_sim`.
-        ``identity``: who the station is (a new one, kept nowhere, without it)."""
+        ``identity``: who the station is (a new one, kept nowhere, without it);
+        ``ros_robot_names``: the ids its ROS 2 robots are known by."""
         self.choice = choice
         self.sim = _start_sim(choice, start_sim)
         self.station = Station(_config(choice, self.sim), simulation=choice.simulation,
-                               identity=identity)
+                               identity=identity, ros_robot_names=ros_robot_names)
         self._closer: threading.Thread | None = None
 
     def start_sim(self) -> None:

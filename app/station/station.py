@@ -44,6 +44,7 @@ from app.station.playback import LogTraffic
 from app.station.positions import FLEET_MOTION, POSE_TYPES, PositionBook
 from app.station.robots import BOW_BATTERY, VITALS, RobotInfo, StationStatus, newest_data
 from app.station.role import role_of
+from app.station.ros2_robot_names import RobotNames
 from app.station.vitals import UPLINK_EVENTS, UPLINK_MEMBERS, VitalsBook
 
 if TYPE_CHECKING:  # logs are read only when one is opened: numpy stays off the start-up path
@@ -61,10 +62,11 @@ log = logging.getLogger(__name__)
 class Station:
     def __init__(self, config: BusConfig, simulation: bool = False,
                  root: str = DEFAULT_ROOT, identity: StationIdentity | None = None,
-                 role: str | None = None) -> None:
+                 role: str | None = None, ros_robot_names: RobotNames | None = None) -> None:
         """``identity``: who this station is (app.station.identity.load_identity); a new
         one, kept nowhere, without it. ``role``: the one its credentials name
-        (app.station.role.role_of) without it."""
+        (app.station.role.role_of) without it. ``ros_robot_names``: the ids ROS 2 robots
+        are known by (app.station.ros2_robot_names), from the first robot seen."""
         self.config = config
         self.root = root
         self.identity = identity or StationIdentity.new()
@@ -85,6 +87,7 @@ class Station:
         self._presence: PresenceTracker | None = None
         self._ros2: RosSource | None = None  # the ROS 2 robots of the session's graph
         self._ros_velocity_inputs: dict[str, str] = {}  # robot id -> the input teleop drives
+        self._ros_robot_names = ros_robot_names or RobotNames()  # instead of the rule's ids
         self._link_check: LinkCheck | None = None  # why a retrying session has no link
         self._pending: tuple[BusConfig, bool] | LogReader | None = (config, simulation)
         self._wake = threading.Event()
@@ -160,6 +163,10 @@ class Station:
         """The live ROS 2 robots' own types read from .msg files, and the files refused."""
         ros2 = self._ros2
         return ros2.definitions() if ros2 is not None else ([], [])
+
+    def ros_robot_names_refused(self) -> tuple[str, ...]:
+        """The entries of the configured ROS 2 robot names not used, each with why."""
+        return self._ros_robot_names.refused
 
     def ros_velocity_inputs(self, robot_id: str) -> VelocityInputs:
         """A ROS 2 robot's velocity inputs and the one teleop drives (nothing found for a
@@ -305,6 +312,7 @@ class Station:
                                self._count_error, self._wake.set, self.identity.station_id,
                                deliver=self._traffic.offer)
         # after it is seen: a choice made while it was being made is in either
+        self._ros2.name_robots(self._ros_robot_names.names)
         self._ros2.choose_velocity_inputs(self._ros_velocity_inputs)
 
     def _open_log(self, reader: LogReader) -> None:

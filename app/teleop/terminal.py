@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,22 +28,6 @@ ENGAGE = ("e", "estop", "e-stop")
 RELEASE = "release"
 QUIT = ("q", "quit", "exit")
 NO_STDIN = "standard input closed: no longer reading commands (Ctrl-C or SIGTERM ends)"
-ORGANISATION = APPLICATION = "Fieldstation"  # as app.qt.application names the app
-
-
-def config_dir() -> Path:
-    """The GUI's config folder (QStandardPaths' AppConfigLocation), without Qt:
-    ``FIELDSTATION_CONFIG_DIR`` when set."""
-    override = os.environ.get("FIELDSTATION_CONFIG_DIR")
-    if override:
-        return Path(override)
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Preferences"
-    else:
-        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / ORGANISATION / APPLICATION
 
 
 def pick_profile(spec: str | None, folder: Path) -> tuple[Profile, str]:

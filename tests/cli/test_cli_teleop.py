@@ -18,10 +18,11 @@ import pytest
 from app.bus.config import BusConfig
 from app.cli import main
 from app.sim.fleet import SimFleet
+from app.station.config_folder import config_dir
 from app.station.identity import StationIdentity, load_identity
 from app.station.station import Station
 from app.teleop.profiles import DEFAULT
-from app.teleop.terminal import config_dir, pick_profile
+from app.teleop.terminal import pick_profile
 from tests.bus.helpers import wait_for
 from tests.cli.test_cli import FIELDSTATION, REPO
 from tests.inputs.virtual_gamepad import VirtualGamepad

@@ -4,6 +4,7 @@ to, a filter, and the node gone when the robot goes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from PySide6.QtWidgets import QTreeWidgetItem
 
 from app.qt.main_window import MainWindow
+from app.station.ros2_robot_names import FILE_NAME
 from panels.ros_graph import RosGraphPanel
 from tests.ros2_robot import GAUGE_MSG, GAUGE_TYPE, Ros2RobotProcess
 
@@ -85,3 +87,28 @@ def test_the_robots_own_types_read_and_refused_are_said_under_the_graph(
         text = panel.definitions.text()
         assert GAUGE_TYPE in text and "FIELDSTATION_ROS2_MSGS" in text
         assert "Refused: " in text and "Bad.msg" in text
+
+
+def test_a_robot_named_in_the_config_is_listed_by_its_name_and_refused_entries_said(
+        make_main_window: Callable[..., MainWindow], free_endpoint: str, qtbot: Any,
+        tmp_path: Path) -> None:
+    config = tmp_path / "config"  # the window's config dir (make_main_window)
+    config.mkdir()
+    (config / FILE_NAME).write_text(json.dumps({"ros2-domain-0": "atlas-2",
+                                                "rover_2": "no such id!"}))
+    window = make_main_window(show=True)
+    panel = window.open_panel("ros2_graph")
+    assert isinstance(panel, RosGraphPanel)
+    with Ros2RobotProcess(free_endpoint, ""):
+        qtbot.waitUntil(lambda: "atlas-2" in robots_listed(panel), timeout=15_000)
+        assert robots_listed(panel) == ["atlas-2"]
+        assert [r.robot_id for r in window.station.robots()] == ["atlas-2"]
+        assert panel.definitions.isVisible()
+        assert f"Refused: {FILE_NAME}: 'rover_2'" in panel.definitions.text()
+        assert "'no such id!' is no robot id" in panel.definitions.text()
+
+
+def robots_listed(panel: RosGraphPanel) -> list[str]:
+    tree = panel.tree
+    domains = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    return [name for domain in domains for name in children(domain)]

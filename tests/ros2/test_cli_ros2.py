@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from app.station.ros2_robot_names import FILE_NAME
 from app.station.velocity_inputs import saved_velocity_inputs
 from tests.bus.helpers import wait_for
 from tests.cli.test_cli import run_cli
@@ -45,6 +46,18 @@ def test_robots_lists_the_ros2_robot_from_its_graph(endpoint: str) -> None:
     (row,) = [line for line in result.stdout.splitlines() if line.startswith("rover_1 ")]
     assert "online" in row and "ROS 2 (rmw_zenoh)" in row and "ros2" in row
     assert "2 commands, 1 node " in row  # cmd_vel and goal_pose; its node /rover_1/base
+
+
+def test_robots_and_topics_know_a_robot_by_the_name_in_the_config(
+        endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / FILE_NAME).write_text(json.dumps({"rover_1": "rover-1", "x y": "z"}))
+    monkeypatch.setenv("FIELDSTATION_CONFIG_DIR", str(tmp_path))
+    result = run_cli("robots", "--connect", endpoint)
+    assert result.returncode == 0, result.stderr
+    assert [line.split()[0] for line in result.stdout.splitlines()[2:]] == ["rover-1"]
+    assert f"fieldstation: refused: {FILE_NAME}: 'x y'" in result.stderr
+    result = run_cli("topics", "--connect", endpoint, "--duration", "3")
+    assert "fleet/rover-1/scan" in result.stdout and "fleet/rover_1/" not in result.stdout
 
 
 def test_echo_prints_a_ros2_message_as_json(endpoint: str) -> None:

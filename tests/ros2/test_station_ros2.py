@@ -16,6 +16,7 @@ from app.logbook.station_tap import StationTap
 from app.record.reader import LogReader
 from app.record.writer import Recorder
 from app.station.interests import Stream
+from app.station.ros2_robot_names import RobotNames
 from app.station.station import Station
 from tests.bus.helpers import wait_for
 from tests.ros2_robot import GRAVITY, Ros2RobotProcess
@@ -180,6 +181,27 @@ def test_a_robot_in_the_root_namespace_is_its_domain_s(free_endpoint: str) -> No
             assert [r.robot_id for r in station.robots()] == ["ros2-domain-7"]
         finally:
             station.close()
+
+
+def test_a_robot_named_in_the_config_is_known_by_that_name_only(free_endpoint: str) -> None:
+    """ros2-robots.json names the domain's root-namespace robot: it is never seen by the
+    rule's id, its topics and its teleop input are under its name."""
+    seen: list[str] = []
+    with Ros2RobotProcess(free_endpoint, "", domain=7):
+        station = Station(BusConfig(mode="peer", connect=[free_endpoint]),
+                          ros_robot_names=RobotNames({"ros2-domain-7": "atlas-2"}))
+        stop = station.watch_robots(lambda info: seen.append(info.robot_id))
+        try:
+            scan = "fleet/atlas-2/scan"
+            wait_for(lambda: scan in station.topics() and station.topics()[scan].count > 0, 15)
+            wait_for(lambda: (r := station.robot("atlas-2")) is not None and r.catalog
+                     is not None and "fleet/atlas-2/command/teleop"
+                     in [c.key for c in r.catalog.commands], 5)
+            assert [r.robot_id for r in station.robots()] == ["atlas-2"]
+        finally:
+            stop()
+            station.close()
+    assert set(seen) == {"atlas-2"}
 
 
 def test_a_robot_that_goes_is_offline(robot: Ros2RobotProcess, station: Station) -> None:
