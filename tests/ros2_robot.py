@@ -12,7 +12,8 @@ JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz), ``diagnostics`` (DiagnosticArray,
 ``markers`` (MarkerArray, 2 Hz: a red pallet cube 2 m ahead labelled ``pallet``), ``imu``
 (Imu, 20 Hz: gravity on z, its yaw rate the commanded one), ``detections``
 (vision_msgs Detection3DArray, 2 Hz: the pallet, ``pallet`` at 0.93),
-and subscribes to ``cmd_vel`` (Twist; TwistStamped with ``--stamped``; ``--inputs a,b``
+serves ``reset`` (std_srvs Trigger: its odometry back to the origin) and ``enable_motors``
+(std_srvs SetBool: refused while the base moves), and subscribes to ``cmd_vel`` (Twist; TwistStamped with ``--stamped``; ``--inputs a,b``
 names its velocity inputs instead, as a twist_mux's): the base drives at the commanded
 velocity, and stops by itself 0.5 s after the last command (what twist_mux's timeout does
 on a real robot); and
@@ -21,7 +22,8 @@ to ``goal_pose`` (PoseStamped, as Nav2), reporting each goal as ``goal <x> <y> <
 team's own type, :data:`GAUGE_MSG`), at 5 Hz. ``--bad`` also publishes, on ``scan``, a
 truncated sample, one with a wrong encapsulation header and one with the wrong type hash,
 every second, and declares a malformed token. It prints ``ready`` once its tokens are
-declared, then each Twist heard as ``twist <linear.x> <angular.z> <input>``; it runs until
+declared, then each Twist heard as ``twist <linear.x> <angular.z> <input>`` and each
+service call as ``call <service> <request's data, or ->``; it runs until
 its stdin closes. ``--stagger S`` says ``ready`` as soon as it listens, then waits S
 seconds before each of its tokens (a robot whose nodes start one by one, or a slow link).
 """
@@ -81,6 +83,17 @@ VISION_MSGS = {
                                         "vision_msgs/Detection3D[] detections\n",
 }
 GRAVITY = 9.81
+# std_srvs: (service, type, its type hash as the token carries it; the Trigger one as robots
+# say it, the SetBool one made up: the station takes whatever hash the token names)
+SERVICES = (("reset", "std_srvs/srv/Trigger",
+             "RIHS01_eeff2cd6fa5ad9d27cdf4dec64818317839b62f212a91e6b5304b634b2062c5f"),
+            ("enable_motors", "std_srvs/srv/SetBool", "RIHS01_" + "5e7b" * 16))
+SERVICE_TYPES = {  # name rosbags registers -> definition (an empty struct has one uint8)
+    "std_srvs/srv/msg/Trigger_Request": "uint8 structure_needs_at_least_one_member\n",
+    "std_srvs/srv/msg/Trigger_Response": "bool success\nstring message\n",
+    "std_srvs/srv/msg/SetBool_Request": "bool data\n",
+    "std_srvs/srv/msg/SetBool_Response": "bool success\nstring message\n",
+}
 
 
 def dds_type(ros_type: str) -> str:
@@ -102,6 +115,8 @@ class Ros2Robot:
         for name, text in VISION_MSGS.items():  # its detector's package, as built on it
             self.store.register(get_types_from_msg(text, name))
         self.store.register(get_types_from_msg(GAUGE_MSG, GAUGE_TYPE))
+        for name, text in SERVICE_TYPES.items():
+            self.store.register(get_types_from_msg(text, name))
         self.custom = custom
         self.session = session
         self.namespace = f"/{namespace}" if namespace else ""  # "": the root namespace
@@ -136,6 +151,15 @@ class Ros2Robot:
                    f"{self.store.hash_rihs01(goal_type)}/{QOS_DEPTH_10}")
         self.goal_sub = session.declare_subscriber(self.data_key("goal_pose", goal_type),
                                                    self.on_goal)
+        self.servers = []
+        for name, srv_type, type_hash in SERVICES:  # rmw_service_data.cpp: complete queryables
+            self.token("SS", f"{mangle(self.namespace + '/' + name)}/{dds_type(srv_type)}/"
+                       f"{type_hash}/{QOS_DEPTH_10}")
+            key = f"{self.domain}/{(self.namespace + '/' + name).lstrip('/')}/" \
+                  f"{dds_type(srv_type)}/{type_hash}"
+            self.servers.append(session.declare_queryable(
+                key, lambda query, name=name, srv_type=srv_type: self.on_call(
+                    query, name, srv_type), complete=True))
         if bad:
             self.tokens.append(session.liveliness().declare_token(
                 f"@ros2_lv/{domain}/{self.zid}/0/99/MP/%/nonsense"))
@@ -190,6 +214,29 @@ class Ros2Robot:
         yaw = 2 * math.atan2(q.z, q.w)
         print(f"goal {goal.pose.position.x} {goal.pose.position.y} {yaw} "
               f"{goal.header.frame_id}", flush=True)
+
+    def on_call(self, query: zenoh.Query, name: str, srv_type: str) -> None:
+        kind = srv_type.replace("/srv/", "/srv/msg/")
+        request = self.store.deserialize_cdr(query.payload.to_bytes(), f"{kind}_Request")
+        data = getattr(request, "data", None)
+        print(f"call {name} {'-' if data is None else data}", flush=True)
+        with self.lock:
+            moving = self.velocity != (0.0, 0.0)
+            if name == "reset":
+                self.x = self.y = self.yaw = 0.0
+        if name == "reset":
+            success, said = True, "odometry reset"
+        elif moving:
+            success, said = False, "the base is moving"
+        else:
+            success, said = True, f"motors {'on' if data else 'off'}"
+        response = self.new(f"{kind}_Response", success=success, message=said)
+        # the reply's attachment: the request's sequence number and client GID, a new time
+        asked = query.attachment.to_bytes() if query.attachment is not None else b""
+        seq, gid = (struct.unpack_from("<q", asked)[0], asked[17:33]) if len(asked) == 33 \
+            else (0, bytes(16))
+        query.reply(query.key_expr, bytes(self.store.serialize_cdr(response, f"{kind}_Response")),
+                    attachment=struct.pack("<qqB16s", seq, time.time_ns(), 16, gid))
 
     # -- messages --------------------------------------------------------------------------
     def new(self, ros_type: str, **fields: Any) -> Any:
@@ -442,6 +489,7 @@ class Ros2RobotProcess:
         self.twists: list[tuple[float, float]] = []
         self.inputs_heard: list[str] = []  # the input each Twist came on, in order
         self.goals: list[tuple[float, float, float, str]] = []
+        self.calls: list[tuple[str, str]] = []  # (service, its request's data or "-")
         self.stamped_frames: list[str] = []  # --stamped: each TwistStamped's frame
         self.process: subprocess.Popen[str] | None = None
         self._log = tempfile.TemporaryFile("w+")  # noqa: SIM115
@@ -473,6 +521,9 @@ class Ros2RobotProcess:
             elif line.startswith("goal "):
                 _, x, y, yaw, frame = line.split()
                 self.goals.append((float(x), float(y), float(yaw), frame))
+            elif line.startswith("call "):
+                _, service, data = line.split()
+                self.calls.append((service, data))
 
     def stop(self, timeout_s: float = 10.0) -> None:
         process = self.process

@@ -17,7 +17,7 @@ from typing import Any
 
 from app.codec.errors import DecodeError, MalformedMessage, OversizedMessage, UnknownType
 from app.codec.limits import DEFAULT, limits_for
-from app.ros2 import detections
+from app.ros2 import detections, services
 from app.ros2.definitions import read_definitions
 from app.ros2.translate import TRANSLATIONS
 
@@ -41,6 +41,7 @@ class RosTypes:
 
         self._store = get_typestore(Stores.ROS2_JAZZY)
         self._store.register(detections.definitions())  # not among the standard ones
+        self._store.register(services.definitions())  # no service is among them
         self._lock = threading.Lock()
         self._limits: dict[str, int] = {}  # bytes, by type: known types only
         self._serde_errors = (SerdeError, ValueError, IndexError, UnicodeDecodeError)

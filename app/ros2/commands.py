@@ -61,12 +61,18 @@ class RosNode:
     def publisher_token(self, domain: int, topic: RosTopic) -> tuple[Any, bytes]:
         """Declares the node on ``domain`` (once) and a publisher of ``topic``; returns the
         publisher's token and its GID."""
+        return self._token(domain, topic, EntityKind.PUBLISHER)
+
+    def client_token(self, domain: int, service: RosTopic) -> tuple[Any, bytes]:
+        """The same for a client of ``service``."""
+        return self._token(domain, service, EntityKind.CLIENT)
+
+    def _token(self, domain: int, topic: RosTopic, kind: EntityKind) -> tuple[Any, bytes]:
         if domain not in self._node_tokens:
             node = Entity(domain, self._zid, 0, 0, EntityKind.NODE, "/", "/", self.name)
             self._node_tokens[domain] = self._bus.declare_token(build_token(node))
-        entity = Entity(domain, self._zid, 0, next(self._entity_ids), EntityKind.PUBLISHER,
-                        "/", "/", self.name, topic.name, topic.type_name, topic.type_hash,
-                        DEFAULT_QOS)
+        entity = Entity(domain, self._zid, 0, next(self._entity_ids), kind, "/", "/",
+                        self.name, topic.name, topic.type_name, topic.type_hash, DEFAULT_QOS)
         return self._bus.declare_token(build_token(entity)), os.urandom(16)
 
     def close(self) -> None:

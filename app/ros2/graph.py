@@ -45,6 +45,7 @@ class RosRobot:
     nodes: tuple[str, ...]  # fully qualified node names
     publishers: tuple[RosTopic, ...]
     subscriptions: tuple[RosTopic, ...]
+    services: tuple[RosTopic, ...] = ()  # served by its nodes: name, srv type, hash
 
 
 @dataclass(frozen=True)
@@ -148,25 +149,29 @@ def robots_of(entities: Iterable[Entity], names: Mapping[str, str] | None = None
               ) -> dict[str, RosRobot]:
     nodes: dict[str, set[str]] = {}
     domains: dict[str, tuple[int, str]] = {}
-    publishers: dict[str, dict[str, RosTopic]] = {}
-    subscriptions: dict[str, dict[str, RosTopic]] = {}
+    sides: dict[EntityKind, dict[str, dict[str, RosTopic]]] = {
+        kind: {} for kind in (EntityKind.PUBLISHER, EntityKind.SUBSCRIPTION,
+                              EntityKind.SERVICE)}
     for entity in entities:
         robot_id, namespace = robot_of(entity, names)
         domains.setdefault(robot_id, (entity.domain, namespace))
         node = f"{entity.namespace.rstrip('/')}/{entity.node_name}"
         nodes.setdefault(robot_id, set()).add(node)
-        if entity.kind not in (EntityKind.PUBLISHER, EntityKind.SUBSCRIPTION) or \
-                not entity.topic:
+        side = sides.get(entity.kind)
+        if side is None or not entity.topic:
             continue
         topic = RosTopic(robot_id, entity.domain, entity.topic, entity.type_name,
                          entity.type_hash, local_name(entity.topic, namespace),
                          entity.qos.transient_local if entity.qos else False)
-        side = publishers if entity.kind is EntityKind.PUBLISHER else subscriptions
         side.setdefault(robot_id, {})[entity.topic] = topic
+
+    def of(kind: EntityKind, robot_id: str) -> tuple[RosTopic, ...]:
+        return tuple(sorted(sides[kind].get(robot_id, {}).values(), key=lambda t: t.name))
+
     return {
         robot_id: RosRobot(
             robot_id, domain, namespace, tuple(sorted(nodes[robot_id])),
-            tuple(sorted(publishers.get(robot_id, {}).values(), key=lambda t: t.name)),
-            tuple(sorted(subscriptions.get(robot_id, {}).values(), key=lambda t: t.name)))
+            of(EntityKind.PUBLISHER, robot_id), of(EntityKind.SUBSCRIPTION, robot_id),
+            of(EntityKind.SERVICE, robot_id))
         for robot_id, (domain, namespace) in domains.items()
     }

@@ -22,18 +22,23 @@ from app.bus.catalog import Catalog, TopicInfo
 from app.bus.keys import check_key_expr, command_key, robot_key
 from app.bus.presence import RobotPresence
 from app.bus.session import BusSession
+from app.codec.decode import encoding_for
 from app.codec.errors import DecodeError, MalformedMessage
 from app.ros2.cdr import RosTypes
 from app.ros2.commands import GoalOutput, RosNode, RosOutput, VelocityOutput
 from app.ros2.definitions import definition_folders
 from app.ros2.graph import RosGraph, RosRobot, RosTopic
 from app.ros2.rmw_keys import ADMIN_SPACE, MalformedToken, parse_token
+from app.ros2.services import ServiceCaller, callable_services, capabilities_of
 from app.ros2.streams import Deliver, InboundStream
 from app.ros2.translate import Translation, translation_for
 
 GRAPH_KEY = f"{ADMIN_SPACE}/**"
 MODEL = "ROS 2 (rmw_zenoh)"
 FLEET_COMMAND = "fleet.Command"
+UPLINK = "fleet.Uplink"
+UPLINK_ENCODING = encoding_for(UPLINK)
+CAPABILITIES_EVERY_S = 2.0  # a ROS 2 robot's buttons said again, as a robot of ours does
 # The velocity input a ROS 2 robot drives from (Nav2, teleop_twist_joy, twist_mux), under
 # its namespace
 VELOCITY_TOPIC = "cmd_vel"
@@ -119,8 +124,9 @@ def catalog_of(robot: RosRobot, root: str, types: RosTypes | None = None,
                velocity: str | None = None) -> Catalog:
     """What the station knows a robot of ours by, made from its graph: the topics it can
     show, fleet ``Command.teleop`` when the robot has a velocity input (``velocity``: the
-    one chosen for it, see :func:`velocity_input`), and an isaac goal when it has a goal
-    input."""
+    one chosen for it, see :func:`velocity_input`), an isaac goal when it has a goal
+    input, and fleet service calls with their capabilities and answers when it serves a
+    service the station can call (app.ros2.services)."""
     topics = [TopicInfo(fleet_key(root, topic, translation), translation.type_name,
                         latched=topic.transient_local)
               for topic, translation in shown(robot, types)]
@@ -128,6 +134,11 @@ def catalog_of(robot: RosRobot, root: str, types: RosTypes | None = None,
         if velocity_input(robot, velocity) is not None else []
     if goal_input(robot) is not None:
         commands.append(TopicInfo(goal_key(root, robot.robot_id), GOAL2))
+    if callable_services(robot):  # its buttons, and the answers to their calls
+        uplinks = robot_key(robot.robot_id, root) + "/uplink"
+        topics += [TopicInfo(f"{uplinks}/{segment}", UPLINK)
+                   for segment in ("capabilities", "message")]
+        commands.append(TopicInfo(command_key(robot.robot_id, "service", root), FLEET_COMMAND))
     return Catalog(robot.robot_id, name=robot.robot_id, model=MODEL, families=["ros2"],
                    topics=topics, commands=commands)
 
@@ -156,6 +167,8 @@ class RosSource:
         self._catalogs: dict[str, Catalog] = {}
         self._streams: dict[str, InboundStream] = {}
         self._outputs: dict[tuple[str, str], RosOutput] = {}  # (robot, "velocity" | "goal")
+        self._callers: dict[str, ServiceCaller] = {}  # robot id -> its services' client
+        self._capabilities_at = 0.0  # time.monotonic() they were last said
         self._node = RosNode(bus, station_id)
         self._drive = drive
         self._chosen: dict[str, str] = {}  # robot id -> its velocity input chosen
@@ -200,13 +213,19 @@ class RosSource:
             self._follow(self.graph.robots())
         for stream in list(self._streams.values()):
             stream.update()
+        now = time.monotonic()
+        if self._callers and now - self._capabilities_at >= CAPABILITIES_EVERY_S:
+            self._capabilities_at = now
+            self._say_capabilities()
 
     def close(self) -> None:
         for stream in self._streams.values():
             stream.close()
         for output in self._outputs.values():
             output.close()
-        self._streams, self._outputs = {}, {}
+        for caller in self._callers.values():
+            caller.close()
+        self._streams, self._outputs, self._callers = {}, {}, {}
         self._node.close()
         self._bus.release(self._tokens)
 
@@ -272,6 +291,33 @@ class RosSource:
                 self._bus, self._root, robot_id, topic, self._node, self._store()) \
                 if kind == "velocity" else GoalOutput(
                 self._bus, goal_key(self._root, robot_id), topic, self._node, self._store())
+        self._keep_callers(robots)
+
+    def _keep_callers(self, robots: dict[str, RosRobot]) -> None:
+        """A client of each robot's callable services, while the station drives and its
+        answers can be said within it; their capabilities said at once when they change."""
+        said = self._deliver
+        wanted = {robot_id: robot for robot_id, robot in robots.items()
+                  if self._drive and said is not None and callable_services(robot)}
+        for robot_id in [r for r, c in self._callers.items()
+                         if r not in wanted or c.services != callable_services(wanted[r])]:
+            self._callers.pop(robot_id).close()
+        for robot_id, robot in wanted.items():
+            if robot_id not in self._callers and said is not None:
+                self._callers[robot_id] = ServiceCaller(
+                    self._bus, self._root, robot, self._node, self._store(),
+                    lambda key, encoding, payload: said(key, encoding, payload, None, None))
+                self._capabilities_at = 0.0
+
+    def _say_capabilities(self) -> None:
+        if self._deliver is None:
+            return
+        sent_ms = time.time_ns() // 10**6
+        for robot_id in self._callers:
+            robot = self._robots.get(robot_id)
+            if robot is not None:
+                self._deliver(f"{robot_key(robot_id, self._root)}/uplink/capabilities",
+                              UPLINK_ENCODING, capabilities_of(robot, sent_ms), None, None)
 
     def _store(self) -> RosTypes:
         if self._types is None:

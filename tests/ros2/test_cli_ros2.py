@@ -45,7 +45,8 @@ def test_robots_lists_the_ros2_robot_from_its_graph(endpoint: str) -> None:
     assert result.returncode == 0, result.stderr
     (row,) = [line for line in result.stdout.splitlines() if line.startswith("rover_1 ")]
     assert "online" in row and "ROS 2 (rmw_zenoh)" in row and "ros2" in row
-    assert "2 commands, 1 node " in row  # cmd_vel and goal_pose; its node /rover_1/base
+    # cmd_vel, goal_pose and its std_srvs services; its node /rover_1/base
+    assert "3 commands, 1 node " in row
 
 
 def test_robots_and_topics_know_a_robot_by_the_name_in_the_config(

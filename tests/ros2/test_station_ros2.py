@@ -53,6 +53,9 @@ def test_the_ros2_robot_is_a_robot_of_the_station_with_its_topics(station: Stati
         f"fleet/{ROBOT}/markers": "foxglove.SceneUpdate",
         f"fleet/{ROBOT}/imu": "ros2.sensor_msgs/msg/Imu",  # nothing to draw: its own struct
         f"fleet/{ROBOT}/detections": "foxglove.SceneUpdate",
+        # its std_srvs services: the buttons of the capabilities panel, and their answers
+        f"fleet/{ROBOT}/uplink/capabilities": "fleet.Uplink",
+        f"fleet/{ROBOT}/uplink/message": "fleet.Uplink",
     }
 
     def shown() -> dict[str, str]:
@@ -68,6 +71,7 @@ def test_the_ros2_robot_is_a_robot_of_the_station_with_its_topics(station: Stati
     wait_for(lambda: {c.key: c.type for c in station.robot(ROBOT).catalog.commands} == {
         f"fleet/{ROBOT}/command/teleop": "fleet.Command",  # its cmd_vel: teleop drives it
         f"fleet/{ROBOT}/command/goal_pose": "isaac.Goal2Proto",  # and goals go to goal_pose
+        f"fleet/{ROBOT}/command/service": "fleet.Command",  # its services are called
     }, 5)
     # its small topics are heard at once, as a robot of ours; its data keeps it fresh
     wait_for(lambda: SCAN in station.topics() and station.topics()[SCAN].rate_hz() > 5, 10)
