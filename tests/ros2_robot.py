@@ -13,11 +13,11 @@ JPEG, 5 Hz), ``battery`` (BatteryState, 1 Hz), ``diagnostics`` (DiagnosticArray,
 (Imu, 20 Hz: gravity on z, its yaw rate the commanded one), ``detections``
 (vision_msgs Detection3DArray, 2 Hz: the pallet, ``pallet`` at 0.93),
 serves ``reset`` (std_srvs Trigger: its odometry back to the origin) and ``enable_motors``
-(std_srvs SetBool: refused while the base moves), and subscribes to ``cmd_vel`` (Twist; TwistStamped with ``--stamped``; ``--inputs a,b``
-names its velocity inputs instead, as a twist_mux's): the base drives at the commanded
-velocity, and stops by itself 0.5 s after the last command (what twist_mux's timeout does
-on a real robot); and
-to ``goal_pose`` (PoseStamped, as Nav2), reporting each goal as ``goal <x> <y> <yaw> <frame>``.
+(std_srvs SetBool: refused while the base moves), and subscribes to ``cmd_vel`` (Twist;
+TwistStamped with ``--stamped``; ``--inputs a,b`` names its velocity inputs instead, as a
+twist_mux's): the base drives at the commanded velocity, and stops by itself 0.5 s after
+the last command (what twist_mux's timeout does on a real robot); and to ``goal_pose``
+(PoseStamped, as Nav2), reporting each goal as ``goal <x> <y> <yaw> <frame>``.
 ``--custom`` also publishes ``gauge``, a ``fieldstation_test_msgs/msg/Gauge`` (the robot
 team's own type, :data:`GAUGE_MSG`), at 5 Hz. ``--bad`` also publishes, on ``scan``, a
 truncated sample, one with a wrong encapsulation header and one with the wrong type hash,
