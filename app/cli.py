@@ -606,8 +606,9 @@ def _open_station(args: argparse.Namespace, identity: StationIdentity | None = N
                   ) -> Station:
     from app.station.station import Station
 
-    station = Station(bus_config(args, default_connect=True), identity=identity,
-                      ros_robot_names=_ros_robot_names())
+    config = bus_config(args, default_connect=True)
+    config.must_connect = True  # a session that does not open is said, not tried again
+    station = Station(config, identity=identity, ros_robot_names=_ros_robot_names())
     if not _wait(lambda: station.status.session != "connecting", CONNECT_WAIT_S):
         station.close()
         raise CliError("no zenoh session yet")

@@ -26,7 +26,8 @@ class BusConfig:
     config_file: str | None = None
     # Multicast scouting is off unless a config file turns it on: explicit endpoints only.
     scouting: bool = False
-    # Fail at open when no connect endpoint answers (the CLI), instead of retrying forever.
+    # Fail at open when no connect endpoint answers (the CLI), instead of retrying forever;
+    # a station with it does not open its session again after it failed.
     must_connect: bool = False
 
     @classmethod

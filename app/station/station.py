@@ -53,6 +53,9 @@ if TYPE_CHECKING:  # logs are read only when one is opened: numpy stays off the 
     from app.record.reader import LogReader
 
 WORKER_PERIOD_S = 0.5
+# A session that could not open (a client whose router is not up yet) is opened again,
+# sooner at first: (first wait, longest wait) in seconds
+REOPEN_S = (1.0, 5.0)
 CATALOG_BATCH = 8  # robots without a catalog from which one query asks them all
 CATALOG_RETRY_S = 5.0  # a robot whose catalog did not come is asked again after this,
 CATALOG_RETRY_MAX_S = 60.0  # and then twice as long each time, up to this
@@ -90,6 +93,8 @@ class Station:
         self._ros_robot_names = ros_robot_names or RobotNames()  # instead of the rule's ids
         self._link_check: LinkCheck | None = None  # why a retrying session has no link
         self._pending: tuple[BusConfig, bool] | LogReader | None = (config, simulation)
+        # a session that did not open, to open again: (config, simulation), when, next wait
+        self._reopen: tuple[tuple[BusConfig, bool], float, float] | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
         self.worker_cpu_s = 0.0
@@ -263,6 +268,9 @@ class Station:
         while not self._stop.is_set():
             started = time.thread_time()
             pending, self._pending = self._pending, None
+            if pending is None and self._reopen is not None and \
+                    time.monotonic() >= self._reopen[1]:
+                pending = self._reopen[0]
             if pending is not None and not isinstance(pending, tuple):  # a log
                 self._guarded("opening the log", functools.partial(self._open_log, pending))
             elif pending is not None:
@@ -289,6 +297,8 @@ class Station:
     def _open(self, pending: tuple[BusConfig, bool]) -> None:
         config, _simulation = pending
         reconnecting = self.bus is not None  # live before: its critical faults still hold
+        again = self._reopen
+        self._reopen = None
         self._close_session()
         with self._lock:
             self._robots = {}
@@ -297,7 +307,15 @@ class Station:
         try:
             bus = BusSession(config)
         except (BusError, FileNotFoundError) as exc:
-            self._set_status(session="error", detail=str(exc))
+            if isinstance(exc, FileNotFoundError) or config.must_connect:  # the command line
+                self._set_status(session="error", detail=str(exc))
+                log.warning("%s", exc)
+                return
+            # nothing answered yet (a client before its router): tried again until it does
+            wait = again[2] if again is not None and again[0] is pending else REOPEN_S[0]
+            self._reopen = (pending, time.monotonic() + wait, min(2 * wait, REOPEN_S[1]))
+            self._set_status(session="error", detail=f"{exc} — trying again every "
+                                                     f"{REOPEN_S[1]:g} s at most")
             log.warning("%s", exc)
             return
         self.authority.role = self._fixed_role or role_of(config)[0]  # new credentials
@@ -318,6 +336,7 @@ class Station:
     def _open_log(self, reader: LogReader) -> None:
         from app.record.player import LogPlayer
 
+        self._reopen = None  # a log instead of the session that did not open
         self._close_session()
         with self._lock:
             self._robots = {}

@@ -37,6 +37,23 @@ def test_connection_goes_offline_and_recovers_by_itself(free_endpoint, station) 
         router.close()
 
 
+def test_a_client_started_before_its_router_connects_once_the_router_is_up(
+        free_endpoint) -> None:
+    station = Station(BusConfig(mode="client", connect=[free_endpoint]))
+    router = None
+    try:
+        wait_for(lambda: station.status.session == "error")
+        assert "trying again" in station.status.detail  # said, not left for a click
+        router = BusSession(BusConfig(mode="router", listen=[free_endpoint]))
+        with SimFleet(["rover"], connect=[free_endpoint], points=2_000):
+            wait_for(lambda: station.status.session == "online", timeout=15)
+            wait_for(lambda: (r := station.robot("rover-1")) is not None and r.online, 15)
+    finally:
+        station.close()
+        if router is not None:
+            router.close()
+
+
 def test_unusable_config_is_a_visible_error(tmp_path) -> None:
     station = Station(BusConfig(config_file=str(tmp_path / "missing.json5")))
     try:
