@@ -75,6 +75,7 @@ def request_type(service_type: str) -> str:
 
 
 def response_type(service_type: str) -> str:
+    """The same for its response."""
     return f"{service_type.replace('/srv/', '/srv/msg/', 1)}_Response"
 
 
@@ -101,8 +102,8 @@ def capabilities_of(robot: RosRobot, sent_ms: int) -> bytes:
         entry.type = "trigger"
         entry.dangerLevel = "warning"
         entry.minRole = ROLE
-        entry.description = (f"ROS 2 service {service.name} ({service.type_name}); what it "
-                             "does is the robot's")
+        entry.description = (f"ROS 2 service {service.name} ({service.type_name}): the "
+                             "station cannot know what it does")
     return bytes(uplink.to_bytes())
 
 
