@@ -26,7 +26,7 @@ from widgets.battery_gauge import CRITICAL_PCT, WARNING_PCT, level_state
 from widgets.grouped_rows import Group, GroupedRowsModel, GroupedRowsProxy, make_tree_view
 from widgets.level_bar import LevelBarDelegate
 from widgets.list_page import ListPage
-from widgets.table import KEY_ROLE, restore_sort, sort_state
+from widgets.table import KEY_ROLE, FlooredStretch, restore_sort, sort_state
 
 ALL_ROBOTS = next(iter(STATE_FILTERS))
 ROWS_BUDGET_S = 0.003  # of a tick, for making rows: the model's update of them comes on top
@@ -47,6 +47,7 @@ class RobotsPanel(PanelBase):
         self.proxy = GroupedRowsProxy(self)
         self.proxy.setSourceModel(self.model)
         self.view = make_tree_view(self.proxy, WIDTHS, stretch=ROBOT)
+        self._robot_column = FlooredStretch(self.view, ROBOT, WIDTHS[ROBOT])
         # the battery gauge's states and thresholds, as the battery panel shows them
         self.view.setItemDelegateForColumn(BATTERY, LevelBarDelegate(
             self.view, lambda p: level_state(p, WARNING_PCT, CRITICAL_PCT)[1]))

@@ -2,7 +2,7 @@
 fleet (``fieldstation sim``, its own process), Ana's in control of rover-1 and Bo's
 watching it (its safety bar and robots panel say who holds it), under Xvfb.
 
-    xvfb-run -a -s "-screen 0 2600x1000x24" .venv/bin/python scripts/screenshot_two_stations.py \
+    xvfb-run -a -s "-screen 0 3300x1000x24" .venv/bin/python scripts/screenshot_two_stations.py \
         [OUTPUT.png]
 """
 
@@ -22,7 +22,6 @@ SETTLE_MS = 12000
 ROBOT = "rover-1"
 
 
-
 def main() -> int:
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else OUTPUT
     from app.station.connection import free_loopback_endpoint
@@ -38,6 +37,7 @@ def main() -> int:
 
 
 def _shoot(endpoint: str, output: Path) -> int:
+    from PySide6.QtCore import Qt
     from PySide6.QtGui import QPainter, QPixmap
 
     from app.qt.application import create_application
@@ -56,8 +56,11 @@ def _shoot(endpoint: str, output: Path) -> int:
         window.close_all_panels()
         window.open_panel("robots", area="left")
         window.open_panel("fleet_map", area="right")
-        window.resize(1280, 760)
+        window.resize(1580, 760)
         window.show()
+        # the robots panel wide enough for its Control column, the map beside it
+        window.resizeDocks([window._docks["robots#1"], window._docks["fleet_map#1"]],
+                           [1100, 480], Qt.Orientation.Horizontal)
         windows.append(window)
     ana, bo = windows
 

@@ -118,6 +118,35 @@ def make_table_view(model: QSortFilterProxyModel, widths: Sequence[int],
     return view
 
 
+class FlooredStretch(QObject):
+    """Keeps a view's stretch column (:func:`set_up_view`) at ``floor`` characters at least:
+    with less spare room than that it stops stretching, keeps ``floor`` and the columns after
+    it scroll into view (a stretch column alone is squeezed to a few pixels)."""
+
+    def __init__(self, view: QTableView | QTreeView, column: int, floor: int) -> None:
+        super().__init__(view)
+        self.view = view
+        self.column = column
+        self.floor_px = floor * view.fontMetrics().averageCharWidth() + 16
+        self.header = view.horizontalHeader() if isinstance(view, QTableView) else view.header()
+        view.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        header = self.header
+        others = sum(header.sectionSize(c) for c in range(header.count())
+                     if c != self.column and not header.isSectionHidden(c))
+        if self.view.viewport().width() - others >= self.floor_px:
+            header.setSectionResizeMode(self.column, QHeaderView.ResizeMode.Stretch)
+        else:
+            header.setSectionResizeMode(self.column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(self.column, self.floor_px)
+
+
 class ContentColumns(QObject):
     """Keeps a table's columns as wide as their content, ``first`` first: when the view is
     too narrow for all of them, ``first`` keeps its content width (or the view's, but not

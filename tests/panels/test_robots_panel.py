@@ -19,6 +19,7 @@ from panels.robot_rows import (
     LIVE_AGE,
     MODE,
     MODEL,
+    ROBOT,
     STATUS,
 )
 from panels.robots import RobotsPanel
@@ -152,3 +153,35 @@ def test_who_controls_each_robot_is_shown_here_and_on_the_safety_bar(
         qtbot.waitUntil(lambda: window.control_bar.take_action.isEnabled(), timeout=5_000)
     finally:
         ana.close()
+
+
+@pytest.mark.parametrize("spare_px", [-300, 60, 700])
+def test_the_robot_column_is_never_squeezed_under_its_width_and_takes_spare_room(
+        make_main_window, fleet, qtbot, spare_px):
+    """The Robot column keeps its 24 characters however little room the other columns leave
+    it (a stretch column alone went down to 26 px, 'Ro…', when they left it a little, as in a
+    dock of 840 px beside the fleet map), the columns after it scrolling into view; room to
+    spare is its."""
+    window = make_main_window(show=True)
+    window.close_all_panels()
+    panel = window.open_panel("robots", area="left")
+    fleet_map = window.open_panel("fleet_map", area="right")
+    window.resize(1900, 760)
+    qtbot.waitUntil(lambda: set(rows(panel.view)) == ROBOTS, timeout=10_000)
+    header = panel.view.header()
+    others = sum(header.sectionSize(c) for c in range(header.count()) if c != ROBOT)
+    dock = panel.parentWidget()
+
+    def dock_for_spare(width: int) -> None:  # the viewport: the dock less its frame
+        window.resizeDocks([dock, fleet_map.parentWidget()], [width, 1900 - width],
+                           Qt.Orientation.Horizontal)
+
+    dock_for_spare(others + spare_px + 100)
+    qtbot.waitUntil(lambda: panel.view.viewport().width() > 0, timeout=5_000)
+    frame = dock.width() - panel.view.viewport().width()
+    dock_for_spare(others + spare_px + frame)
+    qtbot.waitUntil(lambda: abs(panel.view.viewport().width() - others - spare_px) <= 8,
+                    timeout=5_000)
+    floor = 24 * panel.view.fontMetrics().averageCharWidth() + 16
+    room = panel.view.viewport().width() - others
+    qtbot.waitUntil(lambda: header.sectionSize(ROBOT) == max(floor, room), timeout=5_000)
