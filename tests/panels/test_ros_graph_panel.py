@@ -102,7 +102,9 @@ def test_a_robot_named_in_the_config_is_listed_by_its_name_and_refused_entries_s
     with Ros2RobotProcess(free_endpoint, ""):
         qtbot.waitUntil(lambda: "atlas-2" in robots_listed(panel), timeout=15_000)
         assert robots_listed(panel) == ["atlas-2"]
-        assert [r.robot_id for r in window.station.robots()] == ["atlas-2"]
+        # the station follows the graph on its own thread: a moment after the panel
+        qtbot.waitUntil(lambda: [r.robot_id for r in window.station.robots()] == ["atlas-2"],
+                        timeout=15_000)
         assert panel.definitions.isVisible()
         assert f"Refused: {FILE_NAME}: 'rover_2'" in panel.definitions.text()
         assert "'no such id!' is no robot id" in panel.definitions.text()
