@@ -3,9 +3,14 @@ taken, refused, released, taken over, asked for, and raced for."""
 
 from __future__ import annotations
 
+import queue
 import random
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -21,14 +26,20 @@ ROBOT = "rover-1"
 
 
 @pytest.fixture
-def stations(open_session: Callable[..., BusSession]) -> Iterator[Callable[..., Station]]:
-    """Stations on one zenoh fabric: clients of one router, as at a depot."""
+def router(open_session: Callable[..., BusSession]) -> str:
+    """The endpoint of the depot's router."""
     endpoint = f"tcp/127.0.0.1:{free_port()}"
     open_session(mode="router", listen=[endpoint])
+    return endpoint
+
+
+@pytest.fixture
+def stations(router: str) -> Iterator[Callable[..., Station]]:
+    """Stations on one zenoh fabric: clients of one router, as at a depot."""
     made: list[Station] = []
 
     def make(name: str, role: str = "operator") -> Station:
-        station = Station(BusConfig(mode="client", connect=[endpoint]),
+        station = Station(BusConfig(mode="client", connect=[router]),
                           identity=StationIdentity.new(name), role=role)
         made.append(station)
         wait_for(lambda: station.bus is not None, 5)
@@ -170,3 +181,75 @@ def test_two_stations_taking_at_the_same_instant_end_with_one_holder_both_agree_
                      (h := s.authority.control(r).holder) is not None and h.station_id == w, 5)
         assert [s.authority.control(robot).mine for s in (a, b)].count(True) == 1
         winner.authority.release(robot)
+
+
+class RacingStation:
+    """tests/station/racing_station.py in a process of its own: what it prints, line by line."""
+
+    def __init__(self, endpoint: str, name: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.station.racing_station", endpoint, name],
+            cwd=Path(__file__).resolve().parents[2], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.station_id = self.said("ready")[0]
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.strip())
+
+    def tell(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def said(self, first: str, timeout_s: float = 20.0) -> list[str]:
+        """The words after ``first`` of the next line it prints (which must start so)."""
+        line = self.lines.get(timeout=timeout_s)
+        words = line.split(" ", 2)
+        assert words[0] == first, line
+        return words[1:]
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(10)
+
+
+def test_two_stations_in_two_processes_racing_for_control_end_with_one_holder_both_agree_on(
+        stations: Callable[..., Station], router: str) -> None:
+    ana = stations("Ana")
+    bo = RacingStation(router, "Bo")
+    try:
+        # each sees the other's claims before the race: Ana's probe claim refuses Bo's
+        assert ana.authority.take("probe") == ""
+        bo.tell(f"take probe {time.time()}")
+        assert bo.said("took") == ["probe", "controlled by Ana (operator)"]
+        assert bo.said("holder") == ["probe", ana.identity.station_id]
+        ana.authority.release("probe")
+        rng = random.Random(11)
+        wins = {"Ana": 0, "Bo": 0}
+        for round_ in range(10):
+            robot = f"race-{round_}"
+            at = time.time() + 0.3  # the same instant for both, give or take 50 ms
+            bo.tell(f"take {robot} {at + rng.uniform(0, 0.05)}")
+            time.sleep(max(0.0, at + rng.uniform(0, 0.05) - time.time()))
+            ana_took = ana.authority.take(robot) == ""
+            robot_said, bo_why = bo.said("took")
+            assert robot_said == robot
+            assert ana_took != (bo_why == "ok"), (ana_took, bo_why)  # exactly one holder
+            winner = ana.identity.station_id if ana_took else bo.station_id
+            assert bo.said("holder") == [robot, winner]  # as Bo sees it
+            wait_for(lambda r=robot, w=winner: (h := ana.authority.control(r).holder)
+                     is not None and h.station_id == w, 5)  # as Ana sees it
+            wins["Ana" if ana_took else "Bo"] += 1
+            if ana_took:
+                ana.authority.release(robot)
+            else:
+                bo.tell(f"release {robot}")
+                assert bo.said("released") == [robot]
+        assert sum(wins.values()) == 10
+    finally:
+        bo.close()
