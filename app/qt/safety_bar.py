@@ -84,6 +84,8 @@ def banner(state: Arming, robot: str, reason: str, cause: str, device: str) -> B
         return Banner(f"ARMED · driving {who}", STATE_COLOURS[state],
                       f"Commands move {who}; release the deadman to stop")
     said = operator_words(reason, device)
+    if robot and said.startswith(f"{robot} "):  # named once, before it: room for the rest
+        said = said[len(robot) + 1:]
     if cause and reason in REARM_HINTS:
         said = f"stopped: {operator_words(cause, device)} · {said}"
     if device == "keyboard" and reason == UNFOCUSED:
