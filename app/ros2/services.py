@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import zenoh
 
-from app.bus.keys import command_keys, robot_key
+from app.bus.keys import command_keys, uplink_key
 from app.bus.session import BusSession
 from app.codec.decode import decode, encoding_for
 from app.codec.errors import DecodeError
@@ -93,11 +93,10 @@ def buttons(service: RosTopic) -> list[str]:
 def capabilities_of(robot: RosRobot, sent_ms: int) -> bytes:
     """The robot's fleet Uplink ``capabilities``: a button per callable service."""
     uplink = registry().struct(UPLINK).new_message(robotId=robot.robot_id, unixTimeMs=sent_ms)
-    services = callable_services(robot)
-    listed = uplink.init("capabilities").init(
-        "services", sum(len(buttons(s)) for s in services))
-    for entry, (service, name) in zip(listed, [(s, b) for s in services for b in buttons(s)],
-                                      strict=True):
+    named = [(service, name) for service in callable_services(robot)
+             for name in buttons(service)]
+    listed = uplink.init("capabilities").init("services", len(named))
+    for entry, (service, name) in zip(listed, named, strict=True):
         entry.name = entry.label = name
         entry.type = "trigger"
         entry.dangerLevel = "warning"
@@ -119,7 +118,7 @@ class ServiceCaller:
         self._bus = bus
         self._types = types
         self._say = say
-        self._message_key = f"{robot_key(robot.robot_id, root)}/uplink/message"
+        self._message_key = uplink_key(robot.robot_id, "message", root)
         self._by_button = {b: s for s in self.services for b in buttons(s)}
         self._clients = {s.name: node.client_token(s.domain, s) for s in self.services}
         self._seq = itertools.count(1)

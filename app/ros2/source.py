@@ -19,7 +19,7 @@ from typing import Any
 import zenoh
 
 from app.bus.catalog import Catalog, TopicInfo
-from app.bus.keys import check_key_expr, command_key, robot_key
+from app.bus.keys import check_key_expr, command_key, robot_key, uplink_key
 from app.bus.presence import RobotPresence
 from app.bus.session import BusSession
 from app.codec.decode import encoding_for
@@ -29,14 +29,13 @@ from app.ros2.commands import GoalOutput, RosNode, RosOutput, VelocityOutput
 from app.ros2.definitions import definition_folders
 from app.ros2.graph import RosGraph, RosRobot, RosTopic
 from app.ros2.rmw_keys import ADMIN_SPACE, MalformedToken, parse_token
-from app.ros2.services import ServiceCaller, callable_services, capabilities_of
+from app.ros2.services import UPLINK, ServiceCaller, callable_services, capabilities_of
 from app.ros2.streams import Deliver, InboundStream
 from app.ros2.translate import Translation, translation_for
 
 GRAPH_KEY = f"{ADMIN_SPACE}/**"
 MODEL = "ROS 2 (rmw_zenoh)"
 FLEET_COMMAND = "fleet.Command"
-UPLINK = "fleet.Uplink"
 UPLINK_ENCODING = encoding_for(UPLINK)
 CAPABILITIES_EVERY_S = 2.0  # a ROS 2 robot's buttons said again, as a robot of ours does
 # The velocity input a ROS 2 robot drives from (Nav2, teleop_twist_joy, twist_mux), under
@@ -135,9 +134,8 @@ def catalog_of(robot: RosRobot, root: str, types: RosTypes | None = None,
     if goal_input(robot) is not None:
         commands.append(TopicInfo(goal_key(root, robot.robot_id), GOAL2))
     if callable_services(robot):  # its buttons, and the answers to their calls
-        uplinks = robot_key(robot.robot_id, root) + "/uplink"
-        topics += [TopicInfo(f"{uplinks}/{segment}", UPLINK)
-                   for segment in ("capabilities", "message")]
+        topics += [TopicInfo(uplink_key(robot.robot_id, member, root), UPLINK)
+                   for member in ("capabilities", "message")]
         commands.append(TopicInfo(command_key(robot.robot_id, "service", root), FLEET_COMMAND))
     return Catalog(robot.robot_id, name=robot.robot_id, model=MODEL, families=["ros2"],
                    topics=topics, commands=commands)
@@ -316,7 +314,7 @@ class RosSource:
         for robot_id in self._callers:
             robot = self._robots.get(robot_id)
             if robot is not None:
-                self._deliver(f"{robot_key(robot_id, self._root)}/uplink/capabilities",
+                self._deliver(uplink_key(robot_id, "capabilities", self._root),
                               UPLINK_ENCODING, capabilities_of(robot, sent_ms), None, None)
 
     def _store(self) -> RosTypes:
