@@ -71,9 +71,12 @@ def test_commands_reach_only_the_chosen_robot(fleet: SimFleet,
         session.select("rover-1")
         wait_for(lambda: session.status().link.live, 8)
         pad.deadman = True
-        wait_for(lambda: any(c.moving for c in heard.of("rover-1")), 3)
-        wait_for(lambda: session.status().teleop.state is Arming.ARMED, 3,
+        # Arming takes control of the free rover first (its token seen, the race settled):
+        # a loaded CI machine may need a retry of the take, so the state is waited for.
+        wait_for(lambda: session.status().teleop.state is Arming.ARMED, 10,
                  why=lambda: session.status().teleop.reason)
+        wait_for(lambda: any(c.moving for c in heard.of("rover-1")), 3,
+                 why=lambda: f"heard {heard.of('rover-1')[-3:]}")
         assert heard.of("humanoid-1") == heard.of("car-1") == []
 
         # The operator picks the humanoid, the deadman still held.
@@ -102,6 +105,8 @@ def test_commands_reach_only_the_chosen_robot(fleet: SimFleet,
         pad.deadman = False
         time.sleep(0.2)
         pad.deadman = True
+        wait_for(lambda: session.status().teleop.state is Arming.ARMED, 10,
+                 why=lambda: session.status().teleop.reason)
         wait_for(lambda: any(c.moving for c in heard.of("humanoid-1")), 3)
         assert {c.key for c in heard.of("humanoid-1")} == {"fleet/humanoid-1/motor"}
 

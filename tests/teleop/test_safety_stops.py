@@ -21,6 +21,7 @@ from app.bus.publisher import Traffic
 from app.codec.decode import decode
 from app.sim.fleet import SimFleet
 from app.station.station import Station
+from app.teleop.arming import Arming
 from app.teleop.session import TeleopSession
 from tests.bus.helpers import wait_for
 from tests.teleop.heard import Pad, motion_of
@@ -123,6 +124,9 @@ def drive(session: TeleopSession, pad: Pad, hub: Hub) -> None:
     session.select(ROVER)
     wait_for(lambda: session.status().link.live, 8)
     pad.deadman = True
+    # Arming takes control of the free rover first: a loaded machine may retry the take.
+    wait_for(lambda: session.status().teleop.state is Arming.ARMED, 10,
+             why=lambda: session.status().teleop.reason)
     wait_for(lambda: any(c.moving for c in hub.items), 3,
              why=lambda: session.status().teleop.reason)
 
